@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// One entry point for a fresh machine that has only Node.js 20 and npm:
+//   node scripts/zerda.mjs setup   install pinned pnpm + dependencies, build every package
+//   node scripts/zerda.mjs test    setup, then run every test (workspace checks + each package's suite)
+//   node scripts/zerda.mjs demo    setup, then run examples/quickstart (offline, embedded default store)
+// It uses only Node built-ins so that it can run before anything is installed.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PNPM_VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
+const toolingDir = join(root, '.tooling');
+const env = { ...process.env };
+
+// node-gyp under pnpm ignores .npmrc's nodedir and tries to download headers (no network here);
+// point it at the local Node install when that install ships its headers.
+const nodePrefix = dirname(dirname(process.execPath));
+if (!env.npm_config_nodedir && existsSync(join(nodePrefix, 'include', 'node', 'node.h'))) {
+  env.npm_config_nodedir = nodePrefix;
+}
+env.TURBO_TELEMETRY_DISABLED = '1';
+env.DO_NOT_TRACK = '1';
+
+function run(command, args, options = {}) {
+  console.log(`\n$ ${command} ${args.join(' ')}`);
+  const result = spawnSync(command, args, { cwd: root, env, stdio: 'inherit', ...options });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    console.error(`\n✗ ${command} ${args.join(' ')} exited with ${result.status}`);
+    process.exit(result.status ?? 1);
+  }
+}
+
+const NODE_GYP_VERSION = '11.5.0';
+
+function pnpmBinary() {
+  const local = join(toolingDir, 'node_modules', 'pnpm', 'bin', 'pnpm.mjs');
+  const alt = join(toolingDir, 'node_modules', 'pnpm', 'bin', 'pnpm.cjs');
+  for (const candidate of [local, alt]) {
+    if (existsSync(candidate) && existsSync(join(toolingDir, 'node_modules', '.bin', 'node-gyp'))) {
+      const version = JSON.parse(readFileSync(join(toolingDir, 'node_modules', 'pnpm', 'package.json'), 'utf8')).version;
+      if (version === PNPM_VERSION) return candidate;
+    }
+  }
+  return undefined;
+}
+
+function ensurePnpm() {
+  let binary = pnpmBinary();
+  if (!binary) {
+    // A project-local pnpm: no global install, no corepack (the registry here serves no signatures).
+    const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+    run(npm, ['install', '--prefix', toolingDir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `pnpm@${PNPM_VERSION}`, `node-gyp@${NODE_GYP_VERSION}`]);
+    binary = pnpmBinary();
+    if (!binary) throw new Error(`pnpm@${PNPM_VERSION} did not install into ${toolingDir}`);
+  }
+  // Put `pnpm` (for turbo and package scripts) and `node-gyp` (pnpm 12 ships none; native
+  // dependencies such as hnswlib-node build with it) on PATH.
+  const binDir = join(toolingDir, 'node_modules', '.bin');
+  env.PATH = `${binDir}${process.platform === 'win32' ? ';' : ':'}${env.PATH ?? ''}`;
+  return binary;
+}
+
+function pnpm(binary, args) {
+  run(process.execPath, [binary, ...args]);
+}
+
+function setup() {
+  const binary = ensurePnpm();
+  const frozen = existsSync(join(root, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
+  pnpm(binary, ['install', ...frozen]);
+  pnpm(binary, ['run', 'build']);
+  return binary;
+}
+
+const command = process.argv[2] ?? 'test';
+if (command === 'setup') {
+  setup();
+} else if (command === 'test') {
+  const binary = setup();
+  pnpm(binary, ['run', 'test:workspace']);
+  pnpm(binary, ['run', 'test:packages']);
+} else if (command === 'demo') {
+  const binary = setup();
+  pnpm(binary, ['--filter', '@zerda/example-quickstart', 'run', 'start']);
+} else {
+  console.error(`unknown command "${command}" (expected setup, test or demo)`);
+  process.exit(2);
+}
