@@ -1,1 +1,11 @@
-export {};
+export * from './errors.js';
+export * from './validation.js';
+export * from './json.js';
+export * from './chunk.js';
+export * from './filter.js';
+export * from './scored.js';
+export * from './analysis.js';
+export * from './config.js';
+export * from './result.js';
+export * from './strategies.js';
+export * from './vector-store.js';

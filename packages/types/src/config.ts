@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { parseOrThrow } from './validation.js';
+
+const unit = z.number().min(0).max(1);
+const positiveInt = z.number().int().positive();
+const nonNegative = z.number().min(0);
+
+const complexityTable = <T extends z.ZodType>(value: T, defaults: { simple: number; moderate: number; complex: number }) =>
+  z.strictObject({ simple: value.default(defaults.simple as never), moderate: value.default(defaults.moderate as never), complex: value.default(defaults.complex as never) }).prefault({});
+
+/** Query analysis: how complexity maps to a budget and a chunk count. */
+export const analyzerConfigSchema = z
+  .strictObject({
+    /** Suggested context budget per complexity, in the length counter's unit. */
+    budgets: complexityTable(positiveInt, { simple: 1500, moderate: 3000, complex: 5000 }),
+    /** Suggested number of chunks per complexity. */
+    chunks: complexityTable(positiveInt, { simple: 3, moderate: 5, complex: 8 }),
+    /** Word count from which a query is at least moderate / complex. */
+    moderateWords: positiveInt.default(8),
+    complexWords: positiveInt.default(20),
+  })
+  .prefault({});
+
+/** Retrieval: depth and hybrid fusion. */
+export const retrievalConfigSchema = z
+  .strictObject({
+    /** Candidates retrieved before filtering and ranking. */
+    topK: positiveInt.max(10_000).default(30),
+    /** How the hybrid retriever fuses sub-retrievers: reciprocal rank fusion or normalised weighted scores. */
+    fusion: z.enum(['rrf', 'weighted']).default('rrf'),
+    /** RRF constant k (score = weight / (k + rank)). */
+    rrfK: positiveInt.default(60),
+    /** Weight per sub-retriever, by name. */
+    weights: z.record(z.string(), nonNegative).default({ vector: 1, keyword: 1 }),
+    /** Candidates each sub-retriever returns before fusion, as a multiple of topK. */
+    candidateMultiplier: z.number().min(1).max(100).default(2),
+    /** Okapi BM25 parameters of the keyword index. */
+    bm25: z
+      .strictObject({
+        k1: nonNegative.default(0.9),
+        b: unit.default(0.4),
+        /** Weight of a term occurrence in the title relative to the text. */
+        titleWeight: nonNegative.default(1),
+      })
+      .prefault({}),
+  })
+  .prefault({});
+
+/** Filtering: duplicates, near-duplicates, noise, length bounds. */
+export const filterConfigSchema = z
+  .strictObject({
+    /** Drop exact duplicates (normalised content hash), keeping the best-scored copy. */
+    exactDuplicates: z.boolean().default(true),
+    /** Drop near-duplicates whose estimated Jaccard similarity of word shingles reaches `threshold`. */
+    nearDuplicates: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        threshold: unit.default(0.8),
+        shingleSize: positiveInt.max(10).default(3),
+        permutations: positiveInt.max(1024).default(128),
+      })
+      .prefault({}),
+    /** Drop chunks that look like noise (mostly digits, URLs, punctuation, repeated characters). */
+    noise: z.boolean().default(true),
+    /** Minimum share of letters among non-space characters for a chunk not to be noise. */
+    minLetterRatio: unit.default(0.4),
+    minLength: z.number().int().nonnegative().default(20),
+    maxLength: positiveInt.default(100_000),
+    /** Drop candidates whose score is below this (undefined: keep all). */
+    minScore: z.number().optional(),
+  })
+  .prefault({});
+
+/** Ranking: the weights of the composite score and the options around it. */
+export const rankingConfigSchema = z
+  .strictObject({
+    weights: z
+      .strictObject({
+        retrieval: nonNegative.default(0.6),
+        keywordBoost: nonNegative.default(0.2),
+        sourceQuality: nonNegative.default(0.1),
+        recency: nonNegative.default(0.05),
+        position: nonNegative.default(0.05),
+      })
+      .prefault({}),
+    /** Half-life of recency decay in days. */
+    recencyHalfLifeDays: z.number().positive().default(365),
+    /** At most this many chunks from one document (undefined: no cap). */
+    maxPerDocument: positiveInt.optional(),
+    /** MMR diversity: 1 = pure relevance, lower values trade relevance for novelty (undefined: off). */
+    diversityLambda: unit.optional(),
+  })
+  .prefault({});
+
+export const templateNameSchema = z.enum(['default', 'numbered', 'markdown', 'xml', 'citations']);
+export type TemplateName = z.infer<typeof templateNameSchema>;
+
+/** Composition: the budget, the template and how chunks are fitted. */
+export const composerConfigSchema = z
+  .strictObject({
+    /** Default and maximum context length, in the length counter's unit. */
+    maxContextLength: positiveInt.default(4000),
+    template: templateNameSchema.default('default'),
+    /** Separator between chunks for the default template. */
+    separator: z.string().default('\n\n---\n\n'),
+    /** Chunk order in the context: by rank, in reading order per document, or best chunks at both ends. */
+    ordering: z.enum(['rank', 'document', 'edges']).default('rank'),
+    /** Query-focused compression: when a chunk does not fit whole (`auto`), always, or never. */
+    compression: z.enum(['auto', 'always', 'off']).default('auto'),
+    /** A chunk whose kept text would be shorter than this (characters) is skipped, not included as a stub. */
+    minChunkLength: z.number().int().nonnegative().default(50),
+    /** Marker placed where compression removed sentences. */
+    gapMarker: z.string().default(' […] '),
+  })
+  .prefault({});
+
+/** Guard: checks on the composed context. */
+export const guardConfigSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    /** Warn when the best chunk's normalised relevance is below this. */
+    minRelevance: unit.default(0.05),
+    /** Prompt-injection text in retrieved chunks: flag it, redact it, or ignore it. */
+    injection: z.enum(['flag', 'redact', 'off']).default('flag'),
+    /** Warn when an Arabic query gets no Arabic context (and vice versa for English). */
+    languageMismatch: z.boolean().default(true),
+  })
+  .prefault({});
+
+export const cacheConfigSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    maxEntries: positiveInt.default(256),
+    ttlMs: positiveInt.default(5 * 60_000),
+  })
+  .prefault({});
+
+export const multiTurnConfigSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    maxTurns: positiveInt.default(20),
+    /** Recent turns used to enrich a follow-up query. */
+    enrichTurns: z.number().int().nonnegative().default(2),
+  })
+  .prefault({});
+
+export const adaptiveConfigSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    windowSize: positiveInt.default(200),
+    /** When the share of empty contexts in the window exceeds this, retrieval depth widens. */
+    emptyContextRate: unit.default(0.3),
+    /** Largest multiple of the configured topK the adaptation may reach. */
+    maxDepthMultiplier: z.number().min(1).max(10).default(3),
+  })
+  .prefault({});
+
+export const budgetConfigSchema = z
+  .strictObject({
+    /** Smallest share any query of a multi-query run gets, in the counter's unit. */
+    minPerQuery: z.number().int().nonnegative().default(200),
+  })
+  .prefault({});
+
+/** The whole engine configuration. Every section and field is optional; defaults are documented per field. */
+export const contextEngineConfigSchema = z
+  .strictObject({
+    analyzer: analyzerConfigSchema,
+    retrieval: retrievalConfigSchema,
+    filter: filterConfigSchema,
+    ranking: rankingConfigSchema,
+    composer: composerConfigSchema,
+    guard: guardConfigSchema,
+    cache: cacheConfigSchema,
+    multiTurn: multiTurnConfigSchema,
+    adaptive: adaptiveConfigSchema,
+    budget: budgetConfigSchema,
+  })
+  .prefault({});
+
+/** The resolved configuration (every default filled in). */
+export type ContextEngineConfig = z.output<typeof contextEngineConfigSchema>;
+/** What users pass: any subset of the configuration. */
+export type ContextEngineConfigInput = z.input<typeof contextEngineConfigSchema>;
+
+export type AnalyzerConfig = ContextEngineConfig['analyzer'];
+export type RetrievalConfig = ContextEngineConfig['retrieval'];
+export type FilterConfig = ContextEngineConfig['filter'];
+export type RankingConfig = ContextEngineConfig['ranking'];
+export type ComposerConfig = ContextEngineConfig['composer'];
+export type GuardConfig = ContextEngineConfig['guard'];
+export type CacheConfig = ContextEngineConfig['cache'];
+export type MultiTurnConfig = ContextEngineConfig['multiTurn'];
+export type AdaptiveConfig = ContextEngineConfig['adaptive'];
+export type BudgetConfig = ContextEngineConfig['budget'];
+
+/**
+ * Validates a (partial) configuration and fills every default. Unknown keys, wrong types and
+ * out-of-range values throw a ZerdaError (`ZERDA_INVALID_CONFIG`) naming the field, e.g.
+ * `config.cache.ttlMs must be >= 0, got number -1`.
+ */
+export function resolveConfig(input: unknown = {}): ContextEngineConfig {
+  return parseOrThrow(contextEngineConfigSchema, input ?? {}, 'config', 'ZERDA_INVALID_CONFIG');
+}
+
+/** Resolves one section on its own, for strategies used outside the engine. */
+export function resolveConfigSection<K extends keyof ContextEngineConfig>(section: K, input: unknown = {}): ContextEngineConfig[K] {
+  const schema = contextEngineConfigSchema.unwrap().shape[section] as unknown as z.ZodType<ContextEngineConfig[K]>;
+  return parseOrThrow(schema, input ?? {}, `config.${section}`, 'ZERDA_INVALID_CONFIG');
+}

@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import type { JsonValue, Metadata } from './json.js';
+import { parseOrThrow } from './validation.js';
+
+/**
+ * The one metadata-filter language every zerda package understands (MongoDB-like):
+ *
+ * ```ts
+ * { lang: 'ar' }                                   // equality shorthand
+ * { year: { $gte: 2020, $lt: 2025 } }              // range
+ * { tag: { $in: ['faq', 'docs'] }, draft: { $ne: true } }
+ * { $or: [{ source: 'wiki' }, { score: { $gt: 0.5 } }] }
+ * { $not: { lang: 'en' } }
+ * { author: { $exists: true } }
+ * ```
+ *
+ * Semantics (the same in every backend):
+ * - A key names a metadata field, except `docId` and `source`, which always name the chunk's own fields.
+ * - Several keys in one object, and several operators on one field, must all hold (AND).
+ * - `$eq`/`$ne`/`$in`/`$nin` compare scalars with `===` (no type coercion: `1` does not equal `"1"`).
+ *   When the stored value is an array, `$eq`/`$in` hold if any element matches, `$ne`/`$nin` if none does.
+ * - `$gt`/`$gte`/`$lt`/`$lte` hold only when both sides are numbers, or both are strings (compared by code unit).
+ * - A missing field: `$eq: null` holds, `$ne` and `$nin` hold, `$exists: false` holds, everything else fails.
+ * - `$and`/`$or` take a non-empty list of filters; `$not` takes a filter and negates it.
+ */
+export type FilterScalar = string | number | boolean | null;
+
+export interface FieldOperators {
+  $eq?: FilterScalar;
+  $ne?: FilterScalar;
+  $gt?: number | string;
+  $gte?: number | string;
+  $lt?: number | string;
+  $lte?: number | string;
+  $in?: FilterScalar[];
+  $nin?: FilterScalar[];
+  $exists?: boolean;
+}
+
+export type FieldCondition = FilterScalar | FieldOperators;
+
+export type MetadataFilter = {
+  $and?: MetadataFilter[];
+  $or?: MetadataFilter[];
+  $not?: MetadataFilter;
+} & { [field: string]: FieldCondition | MetadataFilter[] | MetadataFilter | undefined };
+
+export const FIELD_OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists'] as const;
+export const LOGICAL_OPERATORS = ['$and', '$or', '$not'] as const;
+
+const scalarSchema = z.union([z.string(), z.number().refine(Number.isFinite, 'must be finite'), z.boolean(), z.null()]);
+const orderedSchema = z.union([z.string(), z.number().refine(Number.isFinite, 'must be finite')]);
+
+const fieldOperatorsSchema = z
+  .strictObject({
+    $eq: scalarSchema.optional(),
+    $ne: scalarSchema.optional(),
+    $gt: orderedSchema.optional(),
+    $gte: orderedSchema.optional(),
+    $lt: orderedSchema.optional(),
+    $lte: orderedSchema.optional(),
+    $in: z.array(scalarSchema).optional(),
+    $nin: z.array(scalarSchema).optional(),
+    $exists: z.boolean().optional(),
+  })
+  .refine((ops) => Object.keys(ops).length > 0, { message: 'an operator object needs at least one operator' });
+
+const fieldConditionSchema = z.union([scalarSchema, fieldOperatorsSchema]);
+
+export const metadataFilterSchema: z.ZodType<MetadataFilter> = z.lazy(() =>
+  z.record(z.string(), z.unknown()).superRefine((filter, ctx) => {
+    for (const [key, value] of Object.entries(filter)) {
+      if (key === '$and' || key === '$or') {
+        const parsed = z.array(metadataFilterSchema).min(1).safeParse(value);
+        if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] } as never);
+      } else if (key === '$not') {
+        const parsed = metadataFilterSchema.safeParse(value);
+        if (!parsed.success) for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] } as never);
+      } else if (key.startsWith('$')) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'a field name or one of the logical operators $and, $or, $not' });
+      } else if (key.length === 0) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'field names must not be empty' });
+      } else {
+        const parsed = fieldConditionSchema.safeParse(value);
+        if (!parsed.success) {
+          const operator = value && typeof value === 'object' ? Object.keys(value).find((k) => !(FIELD_OPERATORS as readonly string[]).includes(k)) : undefined;
+          ctx.addIssue({
+            code: 'custom',
+            path: operator ? [key, operator] : [key],
+            message: operator
+              ? `a known operator (one of ${FIELD_OPERATORS.join(', ')})`
+              : 'a string, finite number, boolean, null, or an operator object with valid operands',
+          });
+        }
+      }
+    }
+  }) as unknown as z.ZodType<MetadataFilter>,
+);
+
+/** Validates a filter (throws a ZerdaError with code ZERDA_INVALID_FILTER naming the offending path). */
+export function parseMetadataFilter(filter: unknown, field = 'filter'): MetadataFilter {
+  return parseOrThrow(metadataFilterSchema, filter, field, 'ZERDA_INVALID_FILTER');
+}
+
+/** What a filter is evaluated against: the chunk's metadata plus its `docId` and `source`. */
+export interface FilterTarget {
+  metadata: Metadata;
+  docId?: string;
+  source?: string;
+}
+
+function isOperatorObject(condition: unknown): condition is FieldOperators {
+  return typeof condition === 'object' && condition !== null && !Array.isArray(condition);
+}
+
+function scalarEquals(stored: JsonValue | undefined, expected: FilterScalar): boolean {
+  if (stored === undefined) return expected === null;
+  if (Array.isArray(stored)) return stored.some((item) => item === expected);
+  return stored === expected;
+}
+
+function compare(stored: JsonValue | undefined, bound: number | string, test: (order: number) => boolean): boolean {
+  if (typeof stored === 'number' && typeof bound === 'number') return test(stored - bound);
+  if (typeof stored === 'string' && typeof bound === 'string') return test(stored < bound ? -1 : stored > bound ? 1 : 0);
+  return false;
+}
+
+function matchesField(stored: JsonValue | undefined, condition: FieldCondition): boolean {
+  if (!isOperatorObject(condition)) return scalarEquals(stored, condition);
+  for (const [operator, operand] of Object.entries(condition)) {
+    if (operand === undefined) continue;
+    let ok: boolean;
+    switch (operator) {
+      case '$eq':
+        ok = scalarEquals(stored, operand as FilterScalar);
+        break;
+      case '$ne':
+        ok = !scalarEquals(stored, operand as FilterScalar);
+        break;
+      case '$gt':
+        ok = compare(stored, operand as number | string, (o) => o > 0);
+        break;
+      case '$gte':
+        ok = compare(stored, operand as number | string, (o) => o >= 0);
+        break;
+      case '$lt':
+        ok = compare(stored, operand as number | string, (o) => o < 0);
+        break;
+      case '$lte':
+        ok = compare(stored, operand as number | string, (o) => o <= 0);
+        break;
+      case '$in':
+        ok = (operand as FilterScalar[]).some((value) => scalarEquals(stored, value));
+        break;
+      case '$nin':
+        ok = !(operand as FilterScalar[]).some((value) => scalarEquals(stored, value));
+        break;
+      case '$exists':
+        ok = (stored !== undefined) === operand;
+        break;
+      default:
+        ok = false;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/**
+ * The reference evaluator of the filter language. Every backend that cannot translate a filter
+ * natively uses this, so that all of them agree. Assumes a validated filter (see {@link parseMetadataFilter}).
+ */
+export function matchesFilter(target: FilterTarget | Metadata, filter: MetadataFilter | undefined): boolean {
+  if (!filter) return true;
+  const isTarget = typeof (target as FilterTarget).metadata === 'object' && (target as FilterTarget).metadata !== null && !Array.isArray((target as FilterTarget).metadata);
+  const metadata = isTarget ? (target as FilterTarget).metadata : (target as Metadata);
+  for (const [key, condition] of Object.entries(filter)) {
+    if (condition === undefined) continue;
+    if (key === '$and') {
+      if (!(condition as MetadataFilter[]).every((sub) => matchesFilter(target, sub))) return false;
+    } else if (key === '$or') {
+      if (!(condition as MetadataFilter[]).some((sub) => matchesFilter(target, sub))) return false;
+    } else if (key === '$not') {
+      if (matchesFilter(target, condition as MetadataFilter)) return false;
+    } else {
+      let stored: JsonValue | undefined;
+      if (isTarget && key === 'docId') stored = (target as FilterTarget).docId;
+      else if (isTarget && key === 'source') stored = (target as FilterTarget).source;
+      else stored = Object.prototype.hasOwnProperty.call(metadata, key) ? metadata[key] : undefined;
+      if (!matchesField(stored, condition as FieldCondition)) return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * A canonical string for a filter: keys sorted at every level, so `{a:1,b:2}` and `{b:2,a:1}` give
+ * the same string. Used for cache keys.
+ */
+export function canonicalFilterKey(filter: MetadataFilter | undefined): string {
+  if (!filter) return '';
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.keys(value)
+          .sort()
+          .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+          .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+      );
+    }
+    return value;
+  };
+  return JSON.stringify(canonical(filter));
+}

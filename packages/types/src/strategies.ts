@@ -1,0 +1,182 @@
+import type { QueryAnalysis } from './analysis.js';
+import type { DocumentChunk, Embedding } from './chunk.js';
+import type { TemplateName } from './config.js';
+import type { MetadataFilter } from './filter.js';
+import type { Metadata } from './json.js';
+import type { DroppedChunk, GuardWarning, UsedChunk } from './result.js';
+import type { ScoredChunk, SourceQualityMap } from './scored.js';
+
+export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Measures text in the budget's unit. Any `(text) => number` is a length counter; zerda's own
+ * counters also say their `unit` (`chars`, `words`, `tokens`) for diagnostics.
+ */
+export interface LengthCounter {
+  (text: string): number;
+  readonly unit?: string;
+  readonly counterName?: string;
+}
+
+/** Turns a query into a {@link QueryAnalysis}. */
+export interface QueryAnalyzer {
+  /**
+   * @param effectiveQuery the text to analyse (possibly history-enriched)
+   * @param options.literalQuery the caller's literal query, recorded as `analysis.query` (defaults to `effectiveQuery`)
+   */
+  analyze(effectiveQuery: string, options?: { literalQuery?: string }): MaybePromise<QueryAnalysis>;
+}
+
+export interface RetrieveOptions {
+  /** Maximum number of results. */
+  topK?: number;
+  /** Only chunks matching this filter may be returned. */
+  filter?: MetadataFilter;
+  /** The query's analysis, when the caller has one (saves re-analysing). */
+  analysis?: QueryAnalysis;
+  signal?: AbortSignal;
+}
+
+/** Finds candidate chunks for a query. Results are best first and every `score` is a similarity. */
+export interface Retriever {
+  /** Short name recorded in `ScoredChunk.retrievers` and used for fusion weights (e.g. `keyword`). */
+  readonly name: string;
+  retrieve(query: string, options?: RetrieveOptions): Promise<ScoredChunk[]>;
+  /** Replaces the whole corpus. */
+  index?(chunks: DocumentChunk[]): Promise<void>;
+  /** Adds (or updates, by id) chunks. */
+  add?(chunks: DocumentChunk[]): Promise<void>;
+  /** Removes every chunk of the given documents. */
+  remove?(docIds: string[]): Promise<void>;
+  /** Number of chunks indexed. */
+  size?(): MaybePromise<number>;
+}
+
+export interface FilterOutcome {
+  kept: ScoredChunk[];
+  dropped: DroppedChunk[];
+}
+
+/** Removes duplicates and noise from candidates. */
+export interface ChunkFilter {
+  filter(chunks: ScoredChunk[], options?: { analysis?: QueryAnalysis }): MaybePromise<FilterOutcome>;
+}
+
+export interface RankOptions {
+  analysis?: QueryAnalysis;
+  maxChunks?: number;
+  sourceQuality?: SourceQualityMap;
+  /** Reference time for recency (ms since epoch); defaults to now. */
+  now?: number;
+}
+
+/** Orders candidates; returns at most `maxChunks`, best first. */
+export interface ChunkRanker {
+  rank(chunks: ScoredChunk[], options?: RankOptions): MaybePromise<ScoredChunk[]>;
+}
+
+export interface ComposeOptions {
+  /** Maximum length of the context in the counter's unit. */
+  budget: number;
+  counter?: LengthCounter;
+  analysis?: QueryAnalysis;
+  template?: TemplateName | ContextTemplate;
+}
+
+/** A custom template: renders the chosen passages (the composer measures and fits what it returns). */
+export type ContextTemplate = (passages: TemplatePassage[], context: { analysis?: QueryAnalysis; rtl: boolean }) => string;
+
+export interface TemplatePassage {
+  chunk: DocumentChunk;
+  text: string;
+  /** 1-based number in the context. */
+  number: number;
+}
+
+export interface ComposeResult {
+  context: string;
+  chunks: UsedChunk[];
+  /** Chunks that were ranked but left out (budget, too small after truncation). */
+  skipped: DroppedChunk[];
+  truncated: boolean;
+  template: string;
+  stats: ContextStats;
+}
+
+export interface ContextStats {
+  /** Length in the active counter's unit. */
+  length: number;
+  unit: string;
+  characters: number;
+  chunkCount: number;
+  averageChunkLength: number;
+  language: { arabic: number; latin: number; other: number };
+  /** length / budget when a budget is known, in [0, 1]. */
+  budgetUtilization?: number;
+}
+
+/** Builds the context text from ranked chunks within a budget. */
+export interface ContextComposer {
+  compose(chunks: ScoredChunk[], options: ComposeOptions): MaybePromise<ComposeResult>;
+  /** Cuts `text` to at most `budget` (counter units) at a word boundary. */
+  truncate(text: string, budget: number, counter?: LengthCounter): string;
+  getStats(context: string, options?: { counter?: LengthCounter; budget?: number }): ContextStats;
+}
+
+export interface GuardInput {
+  context: string;
+  chunks: UsedChunk[];
+  analysis?: QueryAnalysis;
+  budget?: number;
+  counter?: LengthCounter;
+}
+
+export interface GuardResult {
+  /** False only when an `error`-severity finding exists. */
+  passed: boolean;
+  warnings: GuardWarning[];
+  /** The context, possibly with injected instructions redacted. */
+  context: string;
+}
+
+/** Checks a composed context before it goes to the model. */
+export interface ContextGuard {
+  check(input: GuardInput): MaybePromise<GuardResult>;
+}
+
+/** Splits a global budget across several queries. Shares sum to at most `globalBudget`. */
+export interface BudgetAllocator {
+  allocate(analyses: QueryAnalysis[], globalBudget: number, options?: { minPerQuery?: number }): number[];
+}
+
+export interface ChunkOptions {
+  docId?: string;
+  source?: string;
+  metadata?: Metadata;
+  title?: string;
+}
+
+/** Splits a document into chunks. The legacy form `chunk(text, docId)` is accepted too. */
+export interface Chunker {
+  chunk(text: string, options?: ChunkOptions | string): MaybePromise<DocumentChunk[]>;
+}
+
+/** Turns texts into vectors. */
+export interface Embedder {
+  readonly specificationVersion: 'v1';
+  readonly modelId: string;
+  /** Known after the model loaded (undefined before). */
+  readonly dimensions: number | undefined;
+  embed(texts: string[], options?: { kind?: 'query' | 'document'; signal?: AbortSignal }): Promise<Embedding[]>;
+}
+
+/** A plain embedding function, accepted wherever an {@link Embedder} is. */
+export type EmbedFunction = (texts: string[]) => Promise<Embedding[]> | Embedding[];
+
+/** Structured logging sink (console- or pino-shaped). */
+export interface Logger {
+  debug?(objOrMessage: unknown, ...rest: unknown[]): void;
+  info?(objOrMessage: unknown, ...rest: unknown[]): void;
+  warn?(objOrMessage: unknown, ...rest: unknown[]): void;
+  error?(objOrMessage: unknown, ...rest: unknown[]): void;
+}

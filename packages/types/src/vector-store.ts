@@ -1,0 +1,109 @@
+import type { DocumentChunk, Embedding } from './chunk.js';
+import { createError, describeValue } from './errors.js';
+import type { MetadataFilter } from './filter.js';
+
+/** Distance a store indexes with. Scores returned are always similarities (see {@link similarityFromDistance}). */
+export type VectorMetric = 'cosine' | 'ip' | 'l2';
+
+/** Optional abilities a store declares; callers and the conformance suite branch on these. */
+export interface VectorStoreCapabilities {
+  /** `save`/`load` (or a database) keep the data across restarts. */
+  persistence: boolean;
+  /** Filters are evaluated inside the store (otherwise the caller over-fetches and post-filters). */
+  nativeFilter: boolean;
+  /** The store answers keyword queries (`textSearch`). */
+  textSearch: boolean;
+  /** The store embeds chunks without embeddings through its own embedder. */
+  embeds: boolean;
+}
+
+export interface VectorSearchOptions {
+  k: number;
+  filter?: MetadataFilter;
+  /** Backend-specific knobs (e.g. `efSearch`). */
+  [option: string]: unknown;
+}
+
+export interface VectorSearchHit {
+  chunk: DocumentChunk;
+  /** Similarity, higher is better: cosine in [-1, 1], inner product as is, l2 as 1 / (1 + euclidean distance). */
+  score: number;
+}
+
+/**
+ * VectorStore, version 1: the contract every backend package implements. The required core is small
+ * (add, search, delete, count); the rest is optional and declared in `capabilities`.
+ *
+ * Promises every implementation keeps (checked by `@zerda/vector-conformance`):
+ * - `add` rejects a wrong dimension or a non-finite value with a ZerdaError before writing anything;
+ *   re-adding an id replaces the stored chunk.
+ * - `search` returns at most `k` hits, sorted by descending similarity, each matching `filter`.
+ * - `k` larger than the store returns everything; an empty store returns `[]`.
+ */
+export interface VectorStore {
+  readonly specificationVersion: 'v1';
+  /** Short backend name (`memory`, `hnswlib`, `pgvector` …). */
+  readonly name: string;
+  readonly metric: VectorMetric;
+  /** Known once the first vector was added, or from construction. */
+  readonly dimensions: number | undefined;
+  readonly capabilities: VectorStoreCapabilities;
+
+  /** Adds or replaces chunks. Each needs an `embedding` unless `capabilities.embeds`. */
+  add(chunks: DocumentChunk[]): Promise<void>;
+  search(vector: Embedding, options: VectorSearchOptions): Promise<VectorSearchHit[]>;
+  /** Deletes chunks by id; unknown ids are ignored. */
+  delete(ids: string[]): Promise<void>;
+  count(): Promise<number>;
+
+  /** Deletes every chunk of the given documents. */
+  deleteByDocIds?(docIds: string[]): Promise<void>;
+  /** Fetches chunks by id (missing ids are skipped). */
+  get?(ids: string[]): Promise<DocumentChunk[]>;
+  /** Keyword search inside the store (when `capabilities.textSearch`). Scores are similarities >= 0. */
+  textSearch?(query: string, options: VectorSearchOptions): Promise<VectorSearchHit[]>;
+  /** Removes everything. */
+  clear?(): Promise<void>;
+  /** Persists to `path` (or the store's configured location). */
+  save?(path?: string): Promise<void>;
+  /** Releases connections and handles. */
+  close?(): Promise<void>;
+}
+
+/** Converts a backend's raw distance (or inner product) into zerda's similarity for that metric. */
+export function similarityFromDistance(metric: VectorMetric, distance: number, options: { squared?: boolean } = {}): number {
+  switch (metric) {
+    case 'cosine':
+      return 1 - distance; // cosine distance = 1 - cos
+    case 'ip':
+      return -distance; // backends report negative inner product as a distance
+    case 'l2': {
+      const euclidean = options.squared ? Math.sqrt(Math.max(0, distance)) : distance;
+      return 1 / (1 + euclidean);
+    }
+  }
+}
+
+/**
+ * Checks an embedding before anything is written: numeric array or typed array, every value
+ * finite, the expected dimension (when known). Returns it as a Float32Array.
+ */
+export function validateEmbedding(value: unknown, field: string, dimensions?: number): Float32Array {
+  if (!(Array.isArray(value) || value instanceof Float32Array || value instanceof Float64Array)) {
+    throw createError('ZERDA_INVALID_EMBEDDING', { field, expected: 'a Float32Array or an array of finite numbers', received: describeValue(value) });
+  }
+  const array = value as ArrayLike<unknown>;
+  if (array.length === 0) {
+    throw createError('ZERDA_INVALID_EMBEDDING', { field, expected: 'a non-empty vector', received: describeValue(value) });
+  }
+  for (let i = 0; i < array.length; i++) {
+    const x = array[i];
+    if (typeof x !== 'number' || !Number.isFinite(x)) {
+      throw createError('ZERDA_INVALID_EMBEDDING', { field: `${field}[${i}]`, expected: 'a finite number', received: describeValue(x) });
+    }
+  }
+  if (dimensions !== undefined && array.length !== dimensions) {
+    throw createError('ZERDA_DIMENSION_MISMATCH', { field, received: String(array.length), expected: String(dimensions) });
+  }
+  return value instanceof Float32Array ? value : Float32Array.from(array as ArrayLike<number>);
+}
