@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { canonicalFilterKey, matchesFilter, parseMetadataFilter, type MetadataFilter } from './index.js';
+
+const target = { docId: 'doc-1', source: 'wiki', metadata: { lang: 'ar', year: 2021, tags: ['faq', 'ai'], draft: false, title: 'التعلم', nothing: null } };
+
+describe('matchesFilter', () => {
+  it.each<[MetadataFilter, boolean]>([
+    [{}, true],
+    [{ lang: 'ar' }, true],
+    [{ lang: 'en' }, false],
+    [{ lang: { $eq: 'ar' }, year: { $gte: 2020, $lt: 2022 } }, true],
+    [{ year: { $gt: 2021 } }, false],
+    [{ year: { $lte: 2021 } }, true],
+    [{ year: { $gt: '2000' } }, false], // no coercion across types
+    [{ title: { $gte: 'ا' } }, true], // string comparison, Arabic
+    [{ tags: 'ai' }, true], // arrays: any element
+    [{ tags: { $in: ['x', 'faq'] } }, true],
+    [{ tags: { $nin: ['faq'] } }, false],
+    [{ tags: { $ne: 'zzz' } }, true],
+    [{ year: { $in: ['2021'] } }, false],
+    [{ draft: { $ne: true } }, true],
+    [{ missing: { $exists: false } }, true],
+    [{ missing: { $exists: true } }, false],
+    [{ nothing: { $exists: true } }, true],
+    [{ missing: null }, true],
+    [{ missing: { $ne: 'x' } }, true],
+    [{ missing: { $nin: ['x'] } }, true],
+    [{ missing: { $gt: 1 } }, false],
+    [{ docId: 'doc-1', source: { $in: ['wiki'] } }, true],
+    [{ $or: [{ lang: 'en' }, { year: 2021 }] }, true],
+    [{ $and: [{ lang: 'ar' }, { year: 2020 }] }, false],
+    [{ $not: { lang: 'en' } }, true],
+    [{ $not: { $or: [{ lang: 'ar' }] } }, false],
+  ])('%j → %s', (filter, expected) => {
+    expect(matchesFilter(target, parseMetadataFilter(filter))).toBe(expected);
+  });
+
+  it('accepts a bare metadata record', () => {
+    expect(matchesFilter({ lang: 'ar' }, { lang: 'ar' })).toBe(true);
+    expect(matchesFilter({ lang: 'ar' }, undefined)).toBe(true);
+  });
+});
+
+describe('parseMetadataFilter', () => {
+  it.each([
+    [{ a: { $regex: 'x' } }, 'filter.a.$regex must be a known operator'],
+    [{ $nor: [] }, 'filter.$nor must be a field name or one of the logical operators'],
+    [{ $or: [] }, 'filter.$or must be of length >= 1'],
+    [{ $and: [{ a: { $in: 'x' } }] }, 'filter.$and[0].a'],
+    [{ a: Number.NaN }, 'filter.a'],
+    [{ a: { $gt: true } }, 'filter.a'],
+    ['x', 'filter must be'],
+  ])('rejects %j naming the path', (filter, message) => {
+    expect(() => parseMetadataFilter(filter)).toThrow(message);
+    try {
+      parseMetadataFilter(filter);
+    } catch (error) {
+      expect((error as { code: string }).code).toBe('ZERDA_INVALID_FILTER');
+    }
+  });
+});
+
+describe('canonicalFilterKey', () => {
+  it('is independent of key order and distinguishes different filters', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ minLength: 1 }).filter((k) => !k.startsWith('$')), fc.oneof(fc.string(), fc.integer())), (record) => {
+        const reversed = Object.fromEntries(Object.entries(record).reverse());
+        expect(canonicalFilterKey(record)).toBe(canonicalFilterKey(reversed));
+      }),
+    );
+    expect(canonicalFilterKey({ a: 1 })).not.toBe(canonicalFilterKey({ a: '1' }));
+    expect(canonicalFilterKey(undefined)).toBe('');
+  });
+});
