@@ -81,6 +81,11 @@ export interface ComposeOptions {
   counter?: LengthCounter;
   analysis?: QueryAnalysis;
   template?: TemplateName | ContextTemplate;
+  /**
+   * The query's embedding, when the caller has one: composers may use it (with chunk embeddings)
+   * to judge which chunks matter most when the budget forces compression.
+   */
+  queryEmbedding?: Embedding;
 }
 
 /** A custom template: renders the chosen passages (the composer measures and fits what it returns). */
