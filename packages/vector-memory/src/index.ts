@@ -1,1 +1,1 @@
-export {};
+export { MemoryVectorStore, type MemoryVectorStoreOptions, type MemoryVectorStoreJSON } from './memory-vector-store.js';

@@ -1,0 +1,476 @@
+import {
+  createError,
+  describeValue,
+  invalidArgument,
+  matchesFilter,
+  parseMetadataFilter,
+  similarityFromDistance,
+  toDocumentChunk,
+  toDocumentChunks,
+  validateEmbedding,
+  type DocumentChunk,
+  type EmbedFunction,
+  type Embedder,
+  type Embedding,
+  type MetadataFilter,
+  type VectorMetric,
+  type VectorSearchHit,
+  type VectorSearchOptions,
+  type VectorStore,
+  type VectorStoreCapabilities,
+} from '@zerda/types';
+import { TopK } from './top-k.js';
+import { VectorPages } from './vector-pages.js';
+import { readStoreFile, writeStoreFile } from './store-file.js';
+
+/** Options of {@link MemoryVectorStore}. Every field is optional. */
+export interface MemoryVectorStoreOptions {
+  /** How vectors are compared. Scores are always similarities (see `VectorSearchHit.score`). Default `cosine`. */
+  metric?: VectorMetric;
+  /** Fixes the dimension up front; otherwise the first added vector sets it. */
+  dimensions?: number;
+  /** Embeds chunks that arrive without an `embedding` (batched, `kind: 'document'`). */
+  embedder?: Embedder | EmbedFunction;
+  /** Default file for `save()` without an argument. */
+  path?: string;
+}
+
+/** The JSON form produced by {@link MemoryVectorStore.toJSON} and read by {@link MemoryVectorStore.fromJSON}. */
+export interface MemoryVectorStoreJSON {
+  format: 'zerda-vector-memory';
+  formatVersion: 1;
+  metric: VectorMetric;
+  dimensions: number | null;
+  chunks: Array<Omit<DocumentChunk, 'embedding'> & { embedding: number[] }>;
+}
+
+const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
+const OPTION_KEYS = new Set(['metric', 'dimensions', 'embedder', 'path']);
+
+function checkDimensions(value: unknown, field: string): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalidArgument(field, 'a positive integer', value);
+  return value;
+}
+
+function checkMetric(value: unknown, field: string): VectorMetric {
+  if (!METRICS.includes(value as VectorMetric)) throw invalidArgument(field, `one of ${METRICS.map((m) => `"${m}"`).join(', ')}`, value);
+  return value as VectorMetric;
+}
+
+function checkPath(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw invalidArgument(field, 'a non-empty file path', value);
+  return value;
+}
+
+function ignore(): void {}
+
+/** Sum of squares of a vector, in double precision. */
+function squaredNorm(vector: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
+  return sum;
+}
+
+/**
+ * Exact (brute-force) vector search held entirely in memory, in pure TypeScript. Vectors live in
+ * contiguous `Float32Array` pages; chunk objects are kept without their embedding so each vector is
+ * stored once. Search scans every row that passes the filter and keeps the top `k` in a bounded
+ * heap, so results are exact for every metric and every filter.
+ *
+ * Guarantees (the `VectorStore` v1 contract, checked by `@zerda/vector-conformance`):
+ * - `add` validates every chunk and every embedding before it writes anything: one bad chunk in a
+ *   batch leaves the store untouched. Re-adding an id replaces the stored chunk.
+ * - `search` returns at most `k` hits, best first, each matching the filter; scores are cosine
+ *   similarity in [-1, 1], the raw inner product, or `1 / (1 + euclidean distance)`.
+ * - Writes happen in one synchronous step, so concurrent `add`/`delete` calls never interleave.
+ *
+ * Cosine keeps the original vectors plus one inverse norm per row (rather than normalized rows), so
+ * `get` and search hits return exactly the embedding that was added; a zero vector scores 0.
+ */
+export class MemoryVectorStore implements VectorStore {
+  readonly specificationVersion = 'v1' as const;
+  readonly name = 'memory';
+  readonly metric: VectorMetric;
+  readonly capabilities: VectorStoreCapabilities;
+
+  private dimensionsValue: number | undefined;
+  private readonly embedder: Embedder | EmbedFunction | undefined;
+  private readonly path: string | undefined;
+  private vectors: VectorPages | undefined;
+  /** `1 / |row|` for cosine (0 for a zero vector); unused for other metrics. */
+  private inverseNorms = new Float32Array(0);
+  private chunks: DocumentChunk[] = [];
+  private readonly rowById = new Map<string, number>();
+  /** The `save` in progress: writes wait for it, so the file is a consistent snapshot without copying the vectors. */
+  private saving: Promise<void> | undefined;
+
+  constructor(options: MemoryVectorStoreOptions = {}) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
+    for (const key of Object.keys(options)) {
+      if (!OPTION_KEYS.has(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${[...OPTION_KEYS].join(', ')})`, `unknown key "${key}"`);
+    }
+    this.metric = options.metric === undefined ? 'cosine' : checkMetric(options.metric, 'options.metric');
+    this.dimensionsValue = options.dimensions === undefined ? undefined : checkDimensions(options.dimensions, 'options.dimensions');
+    const embedder = options.embedder;
+    if (embedder !== undefined && typeof embedder !== 'function' && !(embedder !== null && typeof embedder === 'object' && typeof (embedder as Embedder).embed === 'function')) {
+      throw invalidArgument('options.embedder', 'an Embedder (an object with embed(texts)) or a function (texts) => embeddings', embedder);
+    }
+    this.embedder = embedder;
+    this.path = options.path === undefined ? undefined : checkPath(options.path, 'options.path');
+    this.capabilities = Object.freeze({ persistence: true, nativeFilter: true, textSearch: false, embeds: embedder !== undefined });
+  }
+
+  /** The vector dimension: from the options, or set by the first added vector. */
+  get dimensions(): number | undefined {
+    return this.dimensionsValue;
+  }
+
+  /** Rough memory held by the store: allocated vector pages and norms (chunk objects are not counted). */
+  get vectorBytes(): number {
+    return (this.vectors?.allocatedBytes ?? 0) + this.inverseNorms.byteLength;
+  }
+
+  /**
+   * Adds or replaces chunks. Chunks without an embedding are embedded with the configured embedder
+   * (or rejected when there is none). Validation of the whole batch happens first; the write is
+   * all-or-nothing.
+   */
+  async add(chunks: DocumentChunk[]): Promise<void> {
+    // Embeddings first, so a NaN is reported as ZERDA_INVALID_EMBEDDING whatever array type carries it.
+    if (Array.isArray(chunks)) {
+      chunks.forEach((input, i) => {
+        const embedding = (input as Partial<DocumentChunk> | null)?.embedding;
+        if (embedding !== undefined) validateEmbedding(embedding, `chunks[${i}].embedding`);
+      });
+    }
+    const validated = toDocumentChunks(chunks, 'chunks');
+    if (validated.length === 0) return;
+    await this.embedMissing(validated);
+    // Checked and followed by the write in the same synchronous step (no await in between).
+    while (this.saving) await this.saving.catch(ignore);
+    // From here on everything is synchronous: validation and write cannot interleave with other calls.
+    this.writeValidated(validated);
+  }
+
+  private async embedMissing(chunks: DocumentChunk[]): Promise<void> {
+    const missing: number[] = [];
+    for (let i = 0; i < chunks.length; i++) if (chunks[i]!.embedding === undefined) missing.push(i);
+    if (missing.length === 0) return;
+    const embedder = this.embedder;
+    if (!embedder) {
+      const first = missing[0]!;
+      throw createError('ZERDA_INVALID_EMBEDDING', {
+        field: `chunks[${first}].embedding`,
+        expected: 'an embedding (this store has no embedder to compute one)',
+        received: 'undefined',
+      });
+    }
+    const texts = missing.map((i) => chunks[i]!.text);
+    let embeddings: Embedding[];
+    try {
+      embeddings = typeof embedder === 'function' ? await embedder(texts) : await embedder.embed(texts, { kind: 'document' });
+    } catch (error) {
+      throw createError('ZERDA_BACKEND_ERROR', { component: 'embedder', operation: 'embed', reason: error instanceof Error ? error.message : String(error) }, error);
+    }
+    if (!Array.isArray(embeddings) || embeddings.length !== texts.length) {
+      throw createError('ZERDA_BACKEND_ERROR', {
+        component: 'embedder',
+        operation: 'embed',
+        reason: `expected ${texts.length} embeddings, got ${describeValue(embeddings)}`,
+      });
+    }
+    for (let j = 0; j < missing.length; j++) chunks[missing[j]!]!.embedding = embeddings[j]!;
+  }
+
+  private writeValidated(chunks: DocumentChunk[]): void {
+    let dimensions = this.dimensionsValue;
+    const vectors: Float32Array[] = [];
+    for (let i = 0; i < chunks.length; i++) {
+      const vector = validateEmbedding(chunks[i]!.embedding, `chunks[${i}].embedding`, dimensions);
+      dimensions ??= vector.length;
+      vectors.push(vector);
+    }
+    // Nothing was written so far; now the batch is known good.
+    if (this.dimensionsValue === undefined) this.dimensionsValue = dimensions;
+    const pages = (this.vectors ??= new VectorPages(dimensions!));
+    let newRows = 0;
+    for (const chunk of chunks) if (!this.rowById.has(chunk.id)) newRows++;
+    const needed = this.chunks.length + newRows;
+    pages.ensureCapacity(needed);
+    this.ensureNormCapacity(pages.capacity);
+    for (let i = 0; i < chunks.length; i++) {
+      const chunk = chunks[i]!;
+      const vector = vectors[i]!;
+      delete chunk.embedding;
+      let row = this.rowById.get(chunk.id);
+      if (row === undefined) {
+        row = this.chunks.length;
+        this.chunks.push(chunk);
+        this.rowById.set(chunk.id, row);
+      } else {
+        this.chunks[row] = chunk;
+      }
+      pages.write(row, vector);
+      if (this.metric === 'cosine') {
+        const norm = Math.sqrt(squaredNorm(vector));
+        this.inverseNorms[row] = norm > 0 ? 1 / norm : 0;
+      }
+    }
+  }
+
+  private ensureNormCapacity(rows: number): void {
+    if (this.metric !== 'cosine' || this.inverseNorms.length >= rows) return;
+    const grown = new Float32Array(rows);
+    grown.set(this.inverseNorms);
+    this.inverseNorms = grown;
+  }
+
+  /**
+   * Exact top-`k` search. The filter (validated with the shared filter language) is evaluated
+   * before a row is scored; `k` larger than the number of matching chunks returns all of them.
+   */
+  async search(vector: Embedding, options: VectorSearchOptions): Promise<VectorSearchHit[]> {
+    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object with k', options);
+    const k = options.k;
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
+    const filter = options.filter === undefined ? undefined : parseMetadataFilter(options.filter, 'options.filter');
+    const query = validateEmbedding(vector, 'vector', this.dimensionsValue);
+    if (k === 0 || this.chunks.length === 0 || !this.vectors) return [];
+    return this.scan(query, k, filter);
+  }
+
+  private scan(query: Float32Array, k: number, filter: MetadataFilter | undefined): VectorSearchHit[] {
+    const pages = this.vectors!;
+    const dimensions = pages.dimensions;
+    const chunks = this.chunks;
+    const count = chunks.length;
+    const metric = this.metric;
+    let queryScale = 1;
+    if (metric === 'cosine') {
+      const norm = Math.sqrt(squaredNorm(query));
+      queryScale = norm > 0 ? 1 / norm : 0;
+    }
+    const norms = this.inverseNorms;
+    // Ties are broken by id so that results do not depend on the (delete-dependent) row order.
+    const heap = new TopK(Math.min(k, count), (a, b) => chunks[a]!.id < chunks[b]!.id);
+    for (const segment of pages.segments(count)) {
+      const data = segment.data;
+      for (let local = 0; local < segment.rows; local++) {
+        const row = segment.firstRow + local;
+        if (filter && !matchesFilter(chunks[row]!, filter)) continue;
+        const base = local * dimensions;
+        // rank: higher is better; l2 ranks by negative squared distance and is converted once at the end.
+        let rank: number;
+        if (metric === 'l2') {
+          let sum = 0;
+          for (let d = 0; d < dimensions; d++) {
+            const diff = query[d]! - data[base + d]!;
+            sum += diff * diff;
+          }
+          rank = -sum;
+        } else {
+          let dot = 0;
+          for (let d = 0; d < dimensions; d++) dot += query[d]! * data[base + d]!;
+          rank = metric === 'cosine' ? dot * queryScale * norms[row]! : dot;
+        }
+        heap.push(rank, row);
+      }
+    }
+    return heap.sorted().map(({ rank, row }) => ({ chunk: this.materialize(row), score: this.toSimilarity(rank) }));
+  }
+
+  private toSimilarity(rank: number): number {
+    switch (this.metric) {
+      case 'cosine':
+        // float32 rounding can step just outside [-1, 1]; the contract promises the range.
+        return Math.max(-1, Math.min(1, rank));
+      case 'ip':
+        return rank;
+      case 'l2':
+        return similarityFromDistance('l2', -rank, { squared: true });
+    }
+  }
+
+  /** A copy of the stored chunk with its embedding, so callers cannot mutate the store. */
+  private materialize(row: number): DocumentChunk {
+    const stored = this.chunks[row]!;
+    const copy: DocumentChunk = { ...stored, metadata: structuredClone(stored.metadata), position: { ...stored.position } };
+    copy.embedding = this.vectors!.read(row);
+    return copy;
+  }
+
+  /** Deletes chunks by id (swap-remove: the last row moves into the hole). Unknown ids are ignored. */
+  async delete(ids: string[]): Promise<void> {
+    if (!Array.isArray(ids)) throw invalidArgument('ids', 'an array of chunk ids', ids);
+    for (let i = 0; i < ids.length; i++) if (typeof ids[i] !== 'string') throw invalidArgument(`ids[${i}]`, 'a string', ids[i]);
+    // Checked and followed by the write in the same synchronous step (no await in between).
+    while (this.saving) await this.saving.catch(ignore);
+    for (const id of ids) this.removeId(id);
+  }
+
+  private removeId(id: string): void {
+    const row = this.rowById.get(id);
+    if (row === undefined) return;
+    const last = this.chunks.length - 1;
+    this.rowById.delete(id);
+    if (row !== last) {
+      const moved = this.chunks[last]!;
+      this.chunks[row] = moved;
+      this.rowById.set(moved.id, row);
+      this.vectors!.copyRow(last, row);
+      if (this.metric === 'cosine') this.inverseNorms[row] = this.inverseNorms[last]!;
+    }
+    this.chunks.pop();
+  }
+
+  /** Deletes every chunk whose `docId` is listed (one pass over the store). */
+  async deleteByDocIds(docIds: string[]): Promise<void> {
+    if (!Array.isArray(docIds)) throw invalidArgument('docIds', 'an array of document ids', docIds);
+    for (let i = 0; i < docIds.length; i++) if (typeof docIds[i] !== 'string') throw invalidArgument(`docIds[${i}]`, 'a string', docIds[i]);
+    const wanted = new Set(docIds);
+    if (wanted.size === 0) return;
+    // Checked and followed by the write in the same synchronous step (no await in between).
+    while (this.saving) await this.saving.catch(ignore);
+    const doomed: string[] = [];
+    for (const chunk of this.chunks) if (wanted.has(chunk.docId)) doomed.push(chunk.id);
+    for (const id of doomed) this.removeId(id);
+  }
+
+  async count(): Promise<number> {
+    return this.chunks.length;
+  }
+
+  /** Fetches chunks (with their embeddings) by id, in the order asked; missing ids are skipped. */
+  async get(ids: string[]): Promise<DocumentChunk[]> {
+    if (!Array.isArray(ids)) throw invalidArgument('ids', 'an array of chunk ids', ids);
+    const out: DocumentChunk[] = [];
+    for (const id of ids) {
+      const row = typeof id === 'string' ? this.rowById.get(id) : undefined;
+      if (row !== undefined) out.push(this.materialize(row));
+    }
+    return out;
+  }
+
+  /** Removes every chunk and frees the vector memory. A dimension fixed in the options is kept. */
+  async clear(): Promise<void> {
+    // Checked and followed by the write in the same synchronous step (no await in between).
+    while (this.saving) await this.saving.catch(ignore);
+    this.chunks = [];
+    this.rowById.clear();
+    this.vectors?.reset();
+    this.vectors = undefined;
+    this.inverseNorms = new Float32Array(0);
+  }
+
+  /** Every stored chunk with its embedding, in storage order (a fresh copy). */
+  *entries(): Generator<DocumentChunk> {
+    for (let row = 0; row < this.chunks.length; row++) yield this.materialize(row);
+  }
+
+  /**
+   * Writes the store to `path` (or `options.path`): a JSON header, the raw float32 vectors, then one
+   * JSON line per chunk. The file is written to a temporary sibling, flushed, then renamed over the
+   * target, so a crash during `save` leaves the previous file intact. Handles millions of chunks
+   * without building one giant string.
+   */
+  async save(path?: string): Promise<void> {
+    const target = path === undefined ? this.path : checkPath(path, 'path');
+    if (target === undefined) throw invalidArgument('path', 'a file path (no options.path was configured)', path);
+    // Checked and followed by the write in the same synchronous step (no await in between).
+    while (this.saving) await this.saving.catch(ignore);
+    const count = this.chunks.length;
+    const vectorSegments = this.vectors ? [...this.vectors.segments(count)].map((segment) => segment.data) : [];
+    // Writes wait for `saving`, so these live views stay consistent until the file is complete.
+    const saving = writeStoreFile(target, { metric: this.metric, dimensions: this.dimensionsValue, count }, vectorSegments, this.chunks.slice());
+    this.saving = saving;
+    try {
+      await saving;
+    } finally {
+      this.saving = undefined;
+    }
+  }
+
+  /**
+   * Opens a file written by {@link MemoryVectorStore.save}. Fails with `ZERDA_STORE_CORRUPT`
+   * (naming the path and the problem) when the file is truncated, malformed or inconsistent, and
+   * with `ZERDA_STORE_IO` when it cannot be read. `options.metric`/`options.dimensions`, if given,
+   * must match the file.
+   */
+  static async load(path: string, options: Omit<MemoryVectorStoreOptions, 'path'> = {}): Promise<MemoryVectorStore> {
+    checkPath(path, 'path');
+    const file = await readStoreFile(path);
+    const corrupt = (reason: string) => createError('ZERDA_STORE_CORRUPT', { path, reason });
+    if (options.metric !== undefined && options.metric !== file.header.metric) throw corrupt(`it was written with metric "${file.header.metric}", but options.metric is "${options.metric}"`);
+    if (options.dimensions !== undefined && file.header.dimensions !== null && options.dimensions !== file.header.dimensions) {
+      throw corrupt(`it holds ${file.header.dimensions}-dimensional vectors, but options.dimensions is ${options.dimensions}`);
+    }
+    const store = new MemoryVectorStore({ ...options, metric: file.header.metric, ...(file.header.dimensions !== null ? { dimensions: file.header.dimensions } : {}), path });
+    store.restore(file.chunks, file.vectors, path);
+    return store;
+  }
+
+  /** Fills an empty store from already-validated chunks and their vectors (one per chunk). */
+  private restore(chunks: DocumentChunk[], vectors: Float32Array, path: string): void {
+    const dimensions = this.dimensionsValue;
+    if (chunks.length === 0 || dimensions === undefined) return;
+    const pages = (this.vectors = new VectorPages(dimensions));
+    pages.ensureCapacity(chunks.length);
+    this.ensureNormCapacity(pages.capacity);
+    for (let row = 0; row < chunks.length; row++) {
+      const chunk = chunks[row]!;
+      if (this.rowById.has(chunk.id)) throw createError('ZERDA_STORE_CORRUPT', { path, reason: `chunk id ${JSON.stringify(chunk.id)} appears twice` });
+      const vector = vectors.subarray(row * dimensions, (row + 1) * dimensions);
+      for (let d = 0; d < dimensions; d++) {
+        if (!Number.isFinite(vector[d]!)) throw createError('ZERDA_STORE_CORRUPT', { path, reason: `vector ${row} holds a non-finite value` });
+      }
+      this.rowById.set(chunk.id, row);
+      this.chunks.push(chunk);
+      pages.write(row, vector);
+      if (this.metric === 'cosine') {
+        const norm = Math.sqrt(squaredNorm(vector));
+        this.inverseNorms[row] = norm > 0 ? 1 / norm : 0;
+      }
+    }
+  }
+
+  /**
+   * A JSON-safe snapshot (embeddings as number arrays). Convenient for small stores and tests;
+   * prefer `save` for large ones (a million 384-d vectors as JSON text would exceed V8's string limit).
+   */
+  toJSON(): MemoryVectorStoreJSON {
+    const chunks: MemoryVectorStoreJSON['chunks'] = [];
+    for (let row = 0; row < this.chunks.length; row++) {
+      const chunk = this.materialize(row);
+      chunks.push({ ...chunk, embedding: Array.from(chunk.embedding as Float32Array) });
+    }
+    return { format: 'zerda-vector-memory', formatVersion: 1, metric: this.metric, dimensions: this.dimensionsValue ?? null, chunks };
+  }
+
+  /**
+   * Rebuilds a store from {@link MemoryVectorStore.toJSON} output (or its `JSON.parse`d text).
+   * Every chunk and embedding is validated; a malformed snapshot fails with a ZerdaError.
+   */
+  static fromJSON(json: unknown, options: Omit<MemoryVectorStoreOptions, 'metric' | 'dimensions'> = {}): MemoryVectorStore {
+    if (json === null || typeof json !== 'object' || (json as MemoryVectorStoreJSON).format !== 'zerda-vector-memory') {
+      throw invalidArgument('json.format', '"zerda-vector-memory" (the output of MemoryVectorStore.toJSON())', (json as { format?: unknown } | null)?.format ?? json);
+    }
+    const snapshot = json as MemoryVectorStoreJSON;
+    if (snapshot.formatVersion !== 1) throw invalidArgument('json.formatVersion', '1', snapshot.formatVersion);
+    const metric = checkMetric(snapshot.metric, 'json.metric');
+    const dimensions = snapshot.dimensions === null ? undefined : checkDimensions(snapshot.dimensions, 'json.dimensions');
+    if (!Array.isArray(snapshot.chunks)) throw invalidArgument('json.chunks', 'an array of chunks', snapshot.chunks);
+    const store = new MemoryVectorStore({ ...options, metric, ...(dimensions !== undefined ? { dimensions } : {}) });
+    const chunks = snapshot.chunks.map((chunk, i) => {
+      const parsed = toDocumentChunk(chunk, i, `json.chunks[${i}]`);
+      if (parsed.embedding === undefined) throw invalidArgument(`json.chunks[${i}].embedding`, 'an embedding', undefined);
+      return parsed;
+    });
+    const ids = new Set<string>();
+    chunks.forEach((chunk, i) => {
+      if (ids.has(chunk.id)) throw invalidArgument(`json.chunks[${i}].id`, 'unique within the snapshot', chunk.id);
+      ids.add(chunk.id);
+    });
+    if (chunks.length > 0) store.writeValidated(chunks);
+    return store;
+  }
+}
