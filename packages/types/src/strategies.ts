@@ -185,3 +185,17 @@ export interface Logger {
   warn?(objOrMessage: unknown, ...rest: unknown[]): void;
   error?(objOrMessage: unknown, ...rest: unknown[]): void;
 }
+
+/*
+ * The spec's names for the strategy contracts. Implementations in other packages share the short
+ * names (`QueryAnalyzer`, `ChunkFilter`, `ContextGuard` are also classes in @zerda/context-core), so
+ * the umbrella package exports the contracts under these aliases to keep every name unambiguous.
+ */
+export type QueryAnalyzerStrategy = QueryAnalyzer;
+export type RetrieverStrategy = Retriever;
+export type ChunkFilterStrategy = ChunkFilter;
+export type ChunkRankingStrategy = ChunkRanker;
+export type ContextComposerStrategy = ContextComposer;
+export type ContextGuardStrategy = ContextGuard;
+export type BudgetAllocationStrategy = BudgetAllocator;
+export type ChunkerStrategy = Chunker;
