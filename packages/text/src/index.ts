@@ -1,1 +1,16 @@
-export {};
+export type { ArabicNormalizeOptions } from './normalization.js';
+export { normalizeArabic, normalizeText, foldDigits } from './normalization.js';
+export type { Token, TokenScript } from './tokenizer.js';
+export { tokenize, words } from './tokenizer.js';
+export { scriptMix, detectLanguage, tokenScript, isArabic, isRightToLeft, DOMINANT_SCRIPT_SHARE, MIXED_SCRIPT_SHARE } from './script-detection.js';
+export { stemArabic } from './arabic-stemmer.js';
+export { snowballStemArabic } from './arabic-snowball-stemmer.js';
+export { stemEnglish } from './english-stemmer.js';
+export { ARABIC_STOPWORDS, ENGLISH_STOPWORDS, isStopword } from './stopwords.js';
+export type { AnalyzerOptions, ResolvedAnalyzerOptions, AnalyzedToken, ArabicStemmerName, EnglishStemmerName } from './analyzer.js';
+export { Analyzer, defaultAnalyzer, resolveAnalyzerOptions, DEFAULT_ANALYZER_OPTIONS } from './analyzer.js';
+export type { Sentence } from './sentences.js';
+export { splitSentences } from './sentences.js';
+export type { TruncateOptions } from './truncation.js';
+export { truncateAtWordBoundary } from './truncation.js';
+export { charCounter, wordCounter } from './counters.js';

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { Analyzer, DEFAULT_ANALYZER_OPTIONS, defaultAnalyzer } from './analyzer.js';
+
+describe('Analyzer', () => {
+  it('analyses mixed Arabic/English text per token script', () => {
+    expect(defaultAnalyzer.analyze('تعلم machine learning في ٢٠٢٤')).toEqual(['تعلم', 'machin', 'learn', '2024']);
+  });
+  it('normalises, drops stopwords and stems Arabic', () => {
+    expect(defaultAnalyzer.analyze('ذهبتُ إلى المَكْتَبَةِ والكتاب في العـــربية')).toEqual(['ذهبت', 'مكتب', 'كتاب', 'عرب']);
+  });
+  it('stems English with Porter2 and drops English stopwords', () => {
+    expect(defaultAnalyzer.analyze('The Running of the studies')).toEqual(['run', 'studi']);
+  });
+  it('keeps duplicates and order', () => {
+    expect(defaultAnalyzer.analyze('books book BOOKS')).toEqual(['book', 'book', 'book']);
+  });
+  it('returns source positions', () => {
+    const text = 'قرأتُ الكتابَ';
+    const analyzed = defaultAnalyzer.analyzeTokens(text);
+    expect(analyzed.map((entry) => entry.term)).toEqual(['قرات', 'كتاب']);
+    for (const entry of analyzed) expect(text.slice(entry.token.start, entry.token.end)).toBe(entry.token.text);
+    expect(analyzed[1]?.token.text).toBe('الكتابَ');
+  });
+  it('expands compatibility ligatures into their words', () => {
+    const terms = defaultAnalyzer.analyze('محمد ﷺ');
+    expect(terms[0]).toBe('محمد');
+    expect(terms).toContain('الله');
+  });
+  it('honours options', () => {
+    expect(new Analyzer({ stem: false }).analyze('The libraries المكتبات')).toEqual(['libraries', 'المكتبات']);
+    expect(new Analyzer({ stopwords: false, stem: false }).analyze('the في')).toEqual(['the', 'في']);
+    expect(new Analyzer({ arabic: { stemmer: 'snowball' } }).analyze('يكتبون')).toEqual(['يكتب']);
+    expect(new Analyzer({ arabic: { stemmer: 'none' } }).analyze('المكتبات')).toEqual(['المكتبات']);
+    expect(new Analyzer({ english: { stemmer: 'none' } }).analyze('running')).toEqual(['running']);
+    expect(new Analyzer({ minTokenLength: 3 }).analyze('ai is big data')).toEqual(['big', 'data']);
+    expect(new Analyzer({ arabic: { tehMarbuta: true, stemmer: 'none' } }).analyze('مدرسة')).toEqual(['مدرسه']);
+  });
+  it('resolves options to plain JSON', () => {
+    expect(JSON.parse(JSON.stringify(defaultAnalyzer.options))).toEqual(DEFAULT_ANALYZER_OPTIONS);
+    expect(new Analyzer({ arabic: { stemmer: 'snowball' } }).options.arabic).toEqual({ tehMarbuta: false, hamzaSeats: false, stemmer: 'snowball' });
+  });
+  it('rejects bad options and input with a ZerdaError naming the field', () => {
+    expect(() => new Analyzer({ arabic: { stemmer: 'root' } } as never)).toThrow('options.arabic.stemmer must be one of "light", "snowball", "none", got string "root"');
+    expect(() => new Analyzer({ minTokenLength: 0 })).toThrow('options.minTokenLength must be an integer >= 1, got number 0');
+    expect(() => new Analyzer({ stemming: true } as never)).toThrow('options.stemming');
+    expect(() => new Analyzer('x' as never)).toThrow('options must be an object');
+    expect(() => defaultAnalyzer.analyze(7 as unknown as string)).toThrow('text must be a string, got number 7');
+    expect(() => defaultAnalyzer.analyzeTokens(undefined as unknown as string)).toThrow('text must be a string, got undefined');
+  });
+});

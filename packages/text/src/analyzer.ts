@@ -1,0 +1,179 @@
+import { invalidArgument } from '@zerda/types';
+import { lightStemArabic } from './arabic-stemmer.js';
+import { snowballStem } from './arabic-snowball-stemmer.js';
+import { BoundedCache } from './bounded-cache.js';
+import { countCodePoints } from './counters.js';
+import { porter2Stem } from './english-stemmer.js';
+import { optionalBoolean, optionalEnum, optionalObject, rejectUnknownKeys, requireString } from './input-validation.js';
+import type { ArabicNormalizeOptions } from './normalization.js';
+import { normalizeTextResolved } from './normalization.js';
+import { ENGLISH_STOPWORDS, arabicStopwordsFor } from './stopwords.js';
+import type { Token, TokenScript } from './tokenizer.js';
+import { tokenizeUnchecked } from './tokenizer.js';
+
+/** Arabic stemmers: `'light'` ({@link stemArabic}), `'snowball'` ({@link snowballStemArabic}) or none. */
+export type ArabicStemmerName = 'light' | 'snowball' | 'none';
+/** English stemmers: `'porter2'` ({@link stemEnglish}) or none. */
+export type EnglishStemmerName = 'porter2' | 'none';
+
+/** How an {@link Analyzer} turns text into terms. Every field is optional; see {@link DEFAULT_ANALYZER_OPTIONS}. */
+export interface AnalyzerOptions {
+  /** Stem terms (per script, with the stemmers chosen below). Default true. */
+  stem?: boolean;
+  /** Drop stopwords of the token's script. Default true. */
+  stopwords?: boolean;
+  /** Arabic normalisation foldings and the Arabic stemmer. Default: no optional folding, `'light'` stemmer. */
+  arabic?: ArabicNormalizeOptions & { stemmer?: ArabicStemmerName };
+  /** The English (Latin-script) stemmer. Default `'porter2'`. */
+  english?: { stemmer?: EnglishStemmerName };
+  /** Terms shorter than this many code points (after normalisation, before stemming) are dropped. Default 1. */
+  minTokenLength?: number;
+}
+
+/** Fully resolved analyzer options: plain JSON, so an index can record how it was analysed. */
+export interface ResolvedAnalyzerOptions {
+  stem: boolean;
+  stopwords: boolean;
+  arabic: { tehMarbuta: boolean; hamzaSeats: boolean; stemmer: ArabicStemmerName };
+  english: { stemmer: EnglishStemmerName };
+  minTokenLength: number;
+}
+
+/** The defaults every omitted option takes. */
+export const DEFAULT_ANALYZER_OPTIONS: Readonly<ResolvedAnalyzerOptions> = Object.freeze({
+  stem: true,
+  stopwords: true,
+  arabic: Object.freeze({ tehMarbuta: false, hamzaSeats: false, stemmer: 'light' as const }),
+  english: Object.freeze({ stemmer: 'porter2' as const }),
+  minTokenLength: 1,
+});
+
+/** A term with the source token it came from (positions refer to the analysed text). */
+export interface AnalyzedToken {
+  term: string;
+  token: Token;
+}
+
+const ARABIC_STEMMERS: readonly ArabicStemmerName[] = ['light', 'snowball', 'none'];
+const ENGLISH_STEMMERS: readonly EnglishStemmerName[] = ['porter2', 'none'];
+const WORD_ONLY = /^[\p{L}\p{M}\p{N}]+$/u;
+
+/** Validates and fills in analyzer options; throws a ZerdaError naming the offending option. */
+export function resolveAnalyzerOptions(options?: AnalyzerOptions): ResolvedAnalyzerOptions {
+  const record = optionalObject(options, 'options') ?? {};
+  rejectUnknownKeys(record, ['stem', 'stopwords', 'arabic', 'english', 'minTokenLength'], 'options');
+  const arabic = optionalObject(record.arabic, 'options.arabic') ?? {};
+  rejectUnknownKeys(arabic, ['tehMarbuta', 'hamzaSeats', 'stemmer'], 'options.arabic');
+  const english = optionalObject(record.english, 'options.english') ?? {};
+  rejectUnknownKeys(english, ['stemmer'], 'options.english');
+  const minTokenLength = record.minTokenLength ?? DEFAULT_ANALYZER_OPTIONS.minTokenLength;
+  if (typeof minTokenLength !== 'number' || !Number.isInteger(minTokenLength) || minTokenLength < 1) {
+    throw invalidArgument('options.minTokenLength', 'an integer >= 1', minTokenLength);
+  }
+  const defaults = DEFAULT_ANALYZER_OPTIONS;
+  return {
+    stem: optionalBoolean(record.stem, 'options.stem') ?? defaults.stem,
+    stopwords: optionalBoolean(record.stopwords, 'options.stopwords') ?? defaults.stopwords,
+    arabic: {
+      tehMarbuta: optionalBoolean(arabic.tehMarbuta, 'options.arabic.tehMarbuta') ?? defaults.arabic.tehMarbuta,
+      hamzaSeats: optionalBoolean(arabic.hamzaSeats, 'options.arabic.hamzaSeats') ?? defaults.arabic.hamzaSeats,
+      stemmer: optionalEnum(arabic.stemmer, ARABIC_STEMMERS, 'options.arabic.stemmer') ?? defaults.arabic.stemmer,
+    },
+    english: { stemmer: optionalEnum(english.stemmer, ENGLISH_STEMMERS, 'options.english.stemmer') ?? defaults.english.stemmer },
+    minTokenLength,
+  };
+}
+
+// What one distinct token text analyses to: no term (stopword, too short, normalised away), one
+// term (the usual case), or several (a compatibility character such as ﷺ or ½ expands to words).
+type TermsOfToken = string | readonly string[] | null;
+
+/**
+ * Turns text into index/query terms: tokenize the original text (so positions refer to it), then
+ * per token normalise ({@link normalizeText}), drop stopwords and short terms, and stem with the
+ * stemmer of the token's script (Arabic tokens with the Arabic stemmer, Latin tokens with the
+ * English one, digits and other scripts unstemmed). Results per distinct token are memoised in a
+ * bounded cache, so analysing a corpus costs little more than tokenizing it.
+ */
+export class Analyzer {
+  /** The resolved options (plain JSON: record them next to an index to know how it was analysed). */
+  readonly options: Readonly<ResolvedAnalyzerOptions>;
+  private readonly cache = new BoundedCache<string, TermsOfToken>(100_000);
+  private readonly arabicStopwords: ReadonlySet<string>;
+
+  constructor(options?: AnalyzerOptions) {
+    const resolved = resolveAnalyzerOptions(options);
+    this.options = Object.freeze({ ...resolved, arabic: Object.freeze(resolved.arabic), english: Object.freeze(resolved.english) });
+    this.arabicStopwords = arabicStopwordsFor(resolved.arabic.tehMarbuta, resolved.arabic.hamzaSeats);
+  }
+
+  /** Index/query terms of `text`, in order, duplicates kept. */
+  analyze(text: string): string[] {
+    requireString(text, 'text');
+    const terms: string[] = [];
+    for (const token of tokenizeUnchecked(text)) {
+      const result = this.termsOf(token);
+      if (result === null) continue;
+      if (typeof result === 'string') terms.push(result);
+      else for (const term of result) terms.push(term);
+    }
+    return terms;
+  }
+
+  /** Like {@link Analyzer.analyze}, with the source token (and its offsets in `text`) of every term. */
+  analyzeTokens(text: string): AnalyzedToken[] {
+    requireString(text, 'text');
+    const analyzed: AnalyzedToken[] = [];
+    for (const token of tokenizeUnchecked(text)) {
+      const result = this.termsOf(token);
+      if (result === null) continue;
+      if (typeof result === 'string') analyzed.push({ term: result, token });
+      else for (const term of result) analyzed.push({ term, token });
+    }
+    return analyzed;
+  }
+
+  private termsOf(token: Token): TermsOfToken {
+    const key = token.text;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    const result = this.computeTerms(token.text, token.script);
+    this.cache.set(key, result);
+    return result;
+  }
+
+  private computeTerms(text: string, script: TokenScript): TermsOfToken {
+    const { tehMarbuta, hamzaSeats } = this.options.arabic;
+    const normalized = normalizeTextResolved(text, tehMarbuta, hamzaSeats);
+    if (WORD_ONLY.test(normalized)) return this.finishTerm(normalized, script);
+    // Normalisation expanded or broke the token (a ligature became several words, a format
+    // character vanished): analyse the pieces as tokens of their own.
+    const terms: string[] = [];
+    for (const piece of tokenizeUnchecked(normalized)) {
+      const term = this.finishTerm(piece.text, piece.script);
+      if (term !== null) terms.push(term);
+    }
+    if (terms.length === 0) return null;
+    return terms.length === 1 ? (terms[0] as string) : terms;
+  }
+
+  private finishTerm(term: string, script: TokenScript): string | null {
+    if (term.length === 0 || countCodePoints(term) < this.options.minTokenLength) return null;
+    if (this.options.stopwords) {
+      if (script === 'arabic' && this.arabicStopwords.has(term)) return null;
+      if (script === 'latin' && ENGLISH_STOPWORDS.has(term)) return null;
+    }
+    if (!this.options.stem) return term;
+    let stem = term;
+    if (script === 'arabic') {
+      if (this.options.arabic.stemmer === 'light') stem = lightStemArabic(term);
+      else if (this.options.arabic.stemmer === 'snowball') stem = snowballStem(term);
+    } else if (script === 'latin' && this.options.english.stemmer === 'porter2') {
+      stem = porter2Stem(term);
+    }
+    return stem.length > 0 ? stem : term;
+  }
+}
+
+/** An {@link Analyzer} with the default options (light Arabic stemmer, Porter2, stopwords on). */
+export const defaultAnalyzer: Analyzer = new Analyzer();

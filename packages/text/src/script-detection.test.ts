@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { detectLanguage, isArabic, isRightToLeft, scriptMix, tokenScript } from './script-detection.js';
+
+describe('scriptMix', () => {
+  it('counts letter shares', () => {
+    const mix = scriptMix('تعلم machine learning في 2024');
+    expect(mix.arabic).toBeCloseTo(6 / 21);
+    expect(mix.latin).toBeCloseTo(15 / 21);
+    expect(mix.other).toBe(0);
+  });
+  it('ignores marks, digits and punctuation; zero for no letters', () => {
+    expect(scriptMix('مُحَمَّد')).toEqual({ arabic: 1, latin: 0, other: 0 });
+    expect(scriptMix('٢٠٢٤ ، 42 !')).toEqual({ arabic: 0, latin: 0, other: 0 });
+  });
+  it('counts astral letters once', () => {
+    expect(scriptMix('𠀀a')).toEqual({ arabic: 0, latin: 0.5, other: 0.5 });
+  });
+});
+
+describe('detectLanguage', () => {
+  it('detects Arabic, English, mixed and other', () => {
+    expect(detectLanguage('ما هي عاصمة مصر؟')).toBe('ar');
+    expect(detectLanguage('What is the capital of Egypt?')).toBe('en');
+    expect(detectLanguage('تعلم machine learning في 2024')).toBe('mixed');
+    expect(detectLanguage('Привет мир')).toBe('other');
+    expect(detectLanguage('2024 !')).toBe('other');
+    expect(detectLanguage('')).toBe('other');
+  });
+});
+
+describe('tokenScript / isArabic / isRightToLeft', () => {
+  it('classifies tokens', () => {
+    expect(tokenScript('كتاب')).toBe('arabic');
+    expect(tokenScript('Book')).toBe('latin');
+    expect(tokenScript('٢٠٢٤')).toBe('digit');
+    expect(tokenScript('книга')).toBe('other');
+    expect(tokenScript('!!')).toBe('other');
+  });
+  it('finds Arabic letters', () => {
+    expect(isArabic('hello مرحبا')).toBe(true);
+    expect(isArabic('hello ٢٠٢٤ ،')).toBe(false);
+  });
+  it('reports the dominant direction', () => {
+    expect(isRightToLeft('مرحبا بكم hi')).toBe(true);
+    expect(isRightToLeft('hello world مرحبا')).toBe(false);
+    expect(isRightToLeft('שלום עולם')).toBe(true);
+    expect(isRightToLeft('\u200F 123')).toBe(false);
+  });
+  it('rejects non-strings', () => {
+    expect(() => tokenScript(1 as unknown as string)).toThrow('token must be a string, got number 1');
+    expect(() => isRightToLeft([] as unknown as string)).toThrow('text must be a string');
+    expect(() => detectLanguage(false as unknown as string)).toThrow('text must be a string, got boolean false');
+  });
+});

@@ -1,0 +1,69 @@
+import { requireString } from './input-validation.js';
+
+/** A sentence of the input: `input.slice(start, end) === text`, without surrounding whitespace. */
+export interface Sentence {
+  text: string;
+  start: number;
+  end: number;
+}
+
+// A run of terminators with any closing quotes/brackets, followed by whitespace or the end; or a
+// line break. Terminators: . ! ? … Arabic ؟ Urdu ۔ and the full-width/CJK 。！？.
+const BOUNDARY = /([.!?…؟۔。！？]+)["'”’»)\]}›]*(?=\s|$)|\r\n|[\n\r\u2028\u2029\u0085]/gu;
+// Words that end with a dot without ending the sentence. Compared lower case, without the dot.
+const ABBREVIATIONS = new Set([
+  'mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'fig', 'figs', 'nos', 'vol', 'vols', 'pp',
+  'p', 'ed', 'eds', 'al', 'approx', 'dept', 'inc', 'ltd', 'co', 'corp', 'jan', 'feb', 'mar', 'apr', 'jun',
+  'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'eq', 'eqs', 'ref', 'refs', 'sec', 'ch', 'cf', 'resp', 'ca',
+]);
+const WORD_BEFORE = /[\p{L}\p{M}\p{N}.]+$/u;
+const SINGLE_LETTER_INITIALS = /^(?:\p{L}\p{M}*\.)*\p{L}\p{M}*$/u;
+const LOWERCASE_START = /^\s+[\p{Ll}\p{N}]/u;
+const WHITESPACE = /\s/u;
+const ELLIPSIS = /^[.…]+$/u;
+
+function isAbbreviationDot(text: string, dotIndex: number): boolean {
+  const before = WORD_BEFORE.exec(text.slice(Math.max(0, dotIndex - 32), dotIndex));
+  if (before !== null) {
+    const word = before[0].toLowerCase();
+    if (ABBREVIATIONS.has(word)) return true;
+    // Initials and dotted abbreviations: "J. Smith", "e.g.", "i.e.", "U.S.", Arabic "د." (Dr).
+    if (SINGLE_LETTER_INITIALS.test(word)) return true;
+  }
+  // "approx. five", "... and then": a sentence does not start with a lower-case letter or a digit.
+  return LOWERCASE_START.test(text.slice(dotIndex + 1, dotIndex + 3));
+}
+
+function pushTrimmed(text: string, start: number, end: number, sentences: Sentence[]): void {
+  let from = start;
+  let to = end;
+  while (from < to && WHITESPACE.test(text[from] as string)) from++;
+  while (to > from && WHITESPACE.test(text[to - 1] as string)) to--;
+  if (to > from) sentences.push({ text: text.slice(from, to), start: from, end: to });
+}
+
+/**
+ * Splits text into sentences after . ! ? … ؟ ۔ (and 。！？), together with closing quotes or
+ * brackets, when whitespace or the end follows; and at every line break. A dot does not end a
+ * sentence after a known abbreviation ("e.g.", "Dr.", "Fig."), after an
+ * initial ("J.", "د."), inside a number ("3.5") or when the next word starts lower case. Sentences
+ * carry their offsets and exclude the whitespace around them.
+ */
+export function splitSentences(text: string): Sentence[] {
+  requireString(text, 'text');
+  const sentences: Sentence[] = [];
+  const boundary = new RegExp(BOUNDARY.source, BOUNDARY.flags);
+  let start = 0;
+  let match: RegExpExecArray | null;
+  while ((match = boundary.exec(text)) !== null) {
+    const terminators = match[1];
+    if (terminators === '.' && isAbbreviationDot(text, match.index)) continue;
+    // "wait... what", "so… then": an ellipsis followed by lower case continues the sentence.
+    if (terminators !== undefined && terminators !== '.' && ELLIPSIS.test(terminators) && LOWERCASE_START.test(text.slice(match.index + match[0].length, match.index + match[0].length + 2))) continue;
+    const end = match.index + match[0].length;
+    pushTrimmed(text, start, end, sentences);
+    start = end;
+  }
+  pushTrimmed(text, start, text.length, sentences);
+  return sentences;
+}

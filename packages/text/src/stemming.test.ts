@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { snowballStemArabic } from './arabic-snowball-stemmer.js';
+import { stemArabic } from './arabic-stemmer.js';
+import { stemEnglish } from './english-stemmer.js';
+import { normalizeArabic } from './normalization.js';
+import { ARABIC_STOPWORDS, ENGLISH_STOPWORDS, isStopword } from './stopwords.js';
+
+describe('stemArabic (light)', () => {
+  it('removes article prefixes and common suffixes', () => {
+    expect(stemArabic('المكتبة')).toBe('مكتب');
+    expect(stemArabic('مكتبات')).toBe('مكتب');
+    expect(stemArabic('والكتاب')).toBe('كتاب');
+    expect(stemArabic('بالقلم')).toBe('قلم');
+    expect(stemArabic('للطلاب')).toBe('طلاب');
+    expect(stemArabic('المعلمون')).toBe('معلم');
+    expect(stemArabic('كتابها')).toBe('كتاب');
+    expect(stemArabic('مدرسية')).toBe('مدرس');
+  });
+  it('keeps short words and a leading root waw', () => {
+    expect(stemArabic('كتب')).toBe('كتب');
+    expect(stemArabic('وصل')).toBe('وصل');
+    expect(stemArabic('في')).toBe('في');
+    expect(stemArabic('بنات')).toBe('بنات');
+    expect(stemArabic('يده')).toBe('يد');
+  });
+  it('does not turn الله into له', () => {
+    expect(stemArabic('الله')).toBe('الله');
+    expect(stemArabic('والله')).toBe('الله');
+  });
+  it('rejects non-strings', () => {
+    expect(() => stemArabic(3 as unknown as string)).toThrow('word must be a string, got number 3');
+  });
+});
+
+describe('snowballStemArabic', () => {
+  it('stems like the Snowball Arabic algorithm', () => {
+    expect(snowballStemArabic('المكتبة')).toBe('مكتب');
+    expect(snowballStemArabic('يكتبون')).toBe('يكتب');
+  });
+  it('rejects non-strings', () => {
+    expect(() => snowballStemArabic(null as unknown as string)).toThrow('word must be a string, got null');
+  });
+});
+
+describe('stemEnglish', () => {
+  it('applies Porter2', () => {
+    expect(stemEnglish('running')).toBe('run');
+    expect(stemEnglish('studies')).toBe('studi');
+    expect(stemEnglish('connection')).toBe('connect');
+    expect(stemEnglish('generously')).toBe('generous');
+  });
+  it('rejects non-strings', () => {
+    expect(() => stemEnglish(1 as unknown as string)).toThrow('word must be a string');
+  });
+});
+
+describe('stopwords', () => {
+  it('holds normalised Arabic forms', () => {
+    for (const word of ['في', 'من', 'على', 'الى', 'عن', 'ان', 'هذا', 'هذه', 'التي', 'الذي', 'كان', 'ما', 'لا', 'هو', 'هي']) {
+      expect(ARABIC_STOPWORDS.has(normalizeArabic(word)), word).toBe(true);
+    }
+    expect(ARABIC_STOPWORDS.has('إلى')).toBe(false);
+    expect(ARABIC_STOPWORDS.has('كتاب')).toBe(false);
+  });
+  it('holds common English words', () => {
+    expect(ENGLISH_STOPWORDS.size).toBeGreaterThanOrEqual(150);
+    for (const word of ['the', 'and', 'of', 'is', 'which']) expect(ENGLISH_STOPWORDS.has(word)).toBe(true);
+    expect(ENGLISH_STOPWORDS.has('retrieval')).toBe(false);
+  });
+  it('isStopword checks by script after normalisation', () => {
+    expect(isStopword('The')).toBe(true);
+    expect(isStopword('إلى')).toBe(true);
+    expect(isStopword('فِي')).toBe(true);
+    expect(isStopword('book')).toBe(false);
+    expect(isStopword('2024')).toBe(false);
+    expect(() => isStopword(5 as unknown as string)).toThrow('term must be a string, got number 5');
+  });
+});
