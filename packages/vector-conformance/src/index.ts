@@ -1,1 +1,10 @@
-export {};
+export { testVectorStore, type TestVectorStoreOptions } from './test-vector-store.js';
+export {
+  FILTER_CASES,
+  FILTER_FIXTURE,
+  expectedSimilarity,
+  filterFixtureChunks,
+  unitVector,
+  type FilterCase,
+  type FilterFixtureRow,
+} from './fixtures.js';
