@@ -105,7 +105,7 @@ describe('MemoryVectorStore search', () => {
     for (const hit of hits) expect(hit.chunk.embedding).toEqual(Float32Array.from([Number(hit.chunk.id.slice(1)), 1]));
   });
 
-  it('grows past several pages without losing rows', async () => {
+  it('grows past several pages without losing rows', { timeout: 30_000 }, async () => {
     const store = new MemoryVectorStore({ metric: 'ip' });
     // 4096 dims -> 1024-row pages; 3000 rows span three pages.
     const dims = 4096;
@@ -113,7 +113,7 @@ describe('MemoryVectorStore search', () => {
       const v = new Float32Array(dims);
       v[i % dims] = 1;
       v[dims - 1] = i / 3000;
-      return chunk(`r${i}`, Array.from(v));
+      return { ...chunk(`r${i}`, []), embedding: v };
     });
     for (let i = 0; i < batch.length; i += 700) await store.add(batch.slice(i, i + 700));
     const query = new Float32Array(dims);
