@@ -1,1 +1,1 @@
-export { MemoryVectorStore, type MemoryVectorStoreOptions, type MemoryVectorStoreJSON } from './memory-vector-store.js';
+export { MemoryVectorStore, type MemorySearchOptions, type MemoryVectorStoreOptions, type MemoryVectorStoreJSON } from './memory-vector-store.js';

@@ -142,6 +142,18 @@ describe('MemoryVectorStore search', () => {
     expect(await store.search([1, 0], { k: 0 })).toEqual([]);
   });
 
+  it('restricts a search to given ids (with the filter still applied) and lists matching ids', async () => {
+    const store = new MemoryVectorStore({ metric: 'ip' });
+    await store.add(Array.from({ length: 10 }, (_, i) => chunk(`c${i}`, [i, 1], { even: i % 2 === 0 })));
+    expect((await store.search([1, 0], { k: 10, ids: ['c1', 'c4', 'c4', 'missing', 'c7'] })).map((h) => h.chunk.id)).toEqual(['c7', 'c4', 'c1']);
+    expect((await store.search([1, 0], { k: 1, ids: new Set(['c1', 'c4']), filter: { even: false } })).map((h) => h.chunk.id)).toEqual(['c1']);
+    expect(await store.search([1, 0], { k: 3, ids: [] })).toEqual([]);
+    await expect(store.search([1, 0], { k: 3, ids: 'c1' as never })).rejects.toThrow(/options\.ids must be an array or Set of chunk ids/);
+    expect(store.matchingIds({ even: true })).toEqual(['c0', 'c2', 'c4', 'c6', 'c8']);
+    expect(store.matchingIds()).toHaveLength(10);
+    expect(() => store.matchingIds({ $bad: 1 } as never)).toThrow(/filter/);
+  });
+
   it('gives a zero vector a cosine score of 0 instead of NaN', async () => {
     const store = new MemoryVectorStore();
     await store.add([chunk('zero', [0, 0]), chunk('one', [1, 0])]);

@@ -35,6 +35,12 @@ export interface MemoryVectorStoreOptions {
   path?: string;
 }
 
+/** Search options of {@link MemoryVectorStore.search}: the v1 options plus an optional id restriction. */
+export interface MemorySearchOptions extends VectorSearchOptions {
+  /** Only these chunks are candidates (unknown ids are ignored); the filter still applies. */
+  ids?: readonly string[] | ReadonlySet<string>;
+}
+
 /** The JSON form produced by {@link MemoryVectorStore.toJSON} and read by {@link MemoryVectorStore.fromJSON}. */
 export interface MemoryVectorStoreJSON {
   format: 'zerda-vector-memory';
@@ -228,22 +234,39 @@ export class MemoryVectorStore implements VectorStore {
   /**
    * Exact top-`k` search. The filter (validated with the shared filter language) is evaluated
    * before a row is scored; `k` larger than the number of matching chunks returns all of them.
+   * `options.ids` (an array or Set of chunk ids) restricts the search to those chunks — scoring
+   * only them, which is how a caller that already knows its candidates avoids a full scan.
    */
-  async search(vector: Embedding, options: VectorSearchOptions): Promise<VectorSearchHit[]> {
+  async search(vector: Embedding, options: MemorySearchOptions): Promise<VectorSearchHit[]> {
     if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object with k', options);
     const k = options.k;
     if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
     const filter = options.filter === undefined ? undefined : parseMetadataFilter(options.filter, 'options.filter');
     const query = validateEmbedding(vector, 'vector', this.dimensionsValue);
-    if (k === 0 || this.chunks.length === 0 || !this.vectors) return [];
-    return this.scan(query, k, filter);
+    let restrictTo: number[] | undefined;
+    if (options.ids !== undefined) {
+      const ids = options.ids;
+      if (!(Array.isArray(ids) || ids instanceof Set) || [...ids].some((id) => typeof id !== 'string')) {
+        throw invalidArgument('options.ids', 'an array or Set of chunk ids', ids);
+      }
+      restrictTo = [];
+      const seen = new Set<number>();
+      for (const id of ids as Iterable<string>) {
+        const row = this.rowById.get(id);
+        if (row !== undefined && !seen.has(row)) {
+          seen.add(row);
+          restrictTo.push(row);
+        }
+      }
+    }
+    if (k === 0 || this.chunks.length === 0 || !this.vectors || restrictTo?.length === 0) return [];
+    return this.scan(query, k, filter, restrictTo);
   }
 
-  private scan(query: Float32Array, k: number, filter: MetadataFilter | undefined): VectorSearchHit[] {
+  private scan(query: Float32Array, k: number, filter: MetadataFilter | undefined, restrictTo: number[] | undefined): VectorSearchHit[] {
     const pages = this.vectors!;
     const dimensions = pages.dimensions;
     const chunks = this.chunks;
-    const count = chunks.length;
     const metric = this.metric;
     let queryScale = 1;
     if (metric === 'cosine') {
@@ -251,32 +274,45 @@ export class MemoryVectorStore implements VectorStore {
       queryScale = norm > 0 ? 1 / norm : 0;
     }
     const norms = this.inverseNorms;
+    const candidates = restrictTo?.length ?? chunks.length;
     // Ties are broken by id so that results do not depend on the (delete-dependent) row order.
-    const heap = new TopK(Math.min(k, count), (a, b) => chunks[a]!.id < chunks[b]!.id);
-    for (const segment of pages.segments(count)) {
-      const data = segment.data;
-      for (let local = 0; local < segment.rows; local++) {
-        const row = segment.firstRow + local;
-        if (filter && !matchesFilter(chunks[row]!, filter)) continue;
-        const base = local * dimensions;
-        // rank: higher is better; l2 ranks by negative squared distance and is converted once at the end.
-        let rank: number;
-        if (metric === 'l2') {
-          let sum = 0;
-          for (let d = 0; d < dimensions; d++) {
-            const diff = query[d]! - data[base + d]!;
-            sum += diff * diff;
-          }
-          rank = -sum;
-        } else {
-          let dot = 0;
-          for (let d = 0; d < dimensions; d++) dot += query[d]! * data[base + d]!;
-          rank = metric === 'cosine' ? dot * queryScale * norms[row]! : dot;
+    const heap = new TopK(Math.min(k, candidates), (a, b) => chunks[a]!.id < chunks[b]!.id);
+    // rank: higher is better; l2 ranks by negative squared distance and is converted once at the end.
+    const offer = (data: Float32Array, base: number, row: number): void => {
+      if (filter && !matchesFilter(chunks[row]!, filter)) return;
+      if (metric === 'l2') {
+        let sum = 0;
+        for (let d = 0; d < dimensions; d++) {
+          const diff = query[d]! - data[base + d]!;
+          sum += diff * diff;
         }
-        heap.push(rank, row);
+        heap.push(-sum, row);
+      } else {
+        let dot = 0;
+        for (let d = 0; d < dimensions; d++) dot += query[d]! * data[base + d]!;
+        heap.push(metric === 'cosine' ? dot * queryScale * norms[row]! : dot, row);
+      }
+    };
+    if (restrictTo) {
+      for (const row of restrictTo) offer(pages.page(row), pages.offset(row), row);
+    } else {
+      // Full scan page by page: contiguous rows, no per-row page lookup.
+      for (const segment of pages.segments(chunks.length)) {
+        for (let local = 0, base = 0; local < segment.rows; local++, base += dimensions) offer(segment.data, base, segment.firstRow + local);
       }
     }
     return heap.sorted().map(({ rank, row }) => ({ chunk: this.materialize(row), score: this.toSimilarity(rank) }));
+  }
+
+  /**
+   * Ids of the chunks matching `filter` (all ids without one), in storage order. Lets a caller
+   * measure how selective a filter is before choosing a search strategy (the HNSW store does).
+   */
+  matchingIds(filter?: MetadataFilter): string[] {
+    const parsed = filter === undefined ? undefined : parseMetadataFilter(filter, 'filter');
+    const out: string[] = [];
+    for (const chunk of this.chunks) if (!parsed || matchesFilter(chunk, parsed)) out.push(chunk.id);
+    return out;
   }
 
   private toSimilarity(rank: number): number {
