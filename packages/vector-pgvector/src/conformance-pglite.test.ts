@@ -1,0 +1,51 @@
+import type { PGlite } from '@electric-sql/pglite';
+import { testVectorStore } from '@zerda/vector-conformance';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startPGlite, temporaryDirectory, uniqueCollection } from './__fixtures__/databases.js';
+import { PgVectorStore } from './pgvector-store.js';
+
+// One PGlite for the whole file (start-up takes seconds); every test gets its own collection.
+// The data directory makes the stores persistent, so the suite's reopen round-trip runs: it
+// closes the database and opens the same directory again, like a process restart.
+let database: PGlite;
+let directory: Awaited<ReturnType<typeof temporaryDirectory>>;
+
+beforeAll(async () => {
+  directory = await temporaryDirectory('zerda-pgvector-conformance-');
+  database = await startPGlite(directory.path);
+}, 60_000);
+
+afterAll(async () => {
+  await database?.close();
+  await directory?.remove();
+});
+
+async function restart(store: PgVectorStore): Promise<PgVectorStore> {
+  await database.close();
+  database = await startPGlite(directory.path);
+  return PgVectorStore.open({ connection: database, collection: store.collection, metric: store.metric });
+}
+
+for (const metric of ['cosine', 'ip', 'l2'] as const) {
+  testVectorStore({
+    name: `PgVectorStore on PGlite (${metric})`,
+    create: () => new PgVectorStore({ connection: database, collection: uniqueCollection(metric), metric }),
+    reopen: (store) => restart(store as PgVectorStore),
+    additionalTests: (getStore) => {
+      it('declares persistence (data directory), native filters and text search', () => {
+        expect(getStore().capabilities).toEqual({ persistence: true, nativeFilter: true, textSearch: true, embeds: false });
+      });
+    },
+  });
+}
+
+testVectorStore({
+  name: 'PgVectorStore on PGlite (fixed dimensions, no HNSW index, deferred schema)',
+  create: () => new PgVectorStore({ connection: database, collection: uniqueCollection('exact'), dimensions: 8, hnsw: false, textSearch: false }),
+  reopen: (store) => restart(store as PgVectorStore),
+  additionalTests: (getStore) => {
+    it('keeps its configured dimension before anything is added', () => {
+      expect(getStore().dimensions).toBe(8);
+    });
+  },
+});

@@ -1,0 +1,13 @@
+export { PgVectorStore } from './pgvector-store.js';
+export type { PgVectorStoreOptions, PgVectorSearchOptions, PgVectorTextSearchOptions, CreateIndexOptions, IterativeScanMode, TextMatchMode } from './pgvector-store.js';
+export { createPGliteStore, createNodePostgresStore } from './create-store.js';
+export type { CreatePGliteStoreOptions, CreateNodePostgresStoreOptions } from './create-store.js';
+export { toSqlClient, fromNodePostgres, fromPGlite, sqlClientKind, isPGliteLike, isNodePostgresPoolLike } from './sql-client.js';
+export type { SqlClient, SqlResult, SqlConnection, NodePostgresPoolLike, NodePostgresClientLike, PGliteLike } from './sql-client.js';
+export { compileFilter } from './filter-sql.js';
+export type { FilterColumns } from './filter-sql.js';
+export { IDENTIFIER_PATTERN, checkIdentifier } from './identifiers.js';
+export { SCHEMA_VERSION, HNSW_MAX_DIMENSIONS, METRIC_SQL } from './schema.js';
+export type { HnswParameters, TableComment } from './schema.js';
+export { DEFAULT_TEXT_SEARCH_CONFIGURATIONS, chooseTextSearchConfiguration } from './text-search-configuration.js';
+export { toVectorLiteral, fromVectorLiteral } from './vector-literal.js';

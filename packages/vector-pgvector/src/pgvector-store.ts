@@ -1,0 +1,829 @@
+import {
+  ZerdaError,
+  createError,
+  describeValue,
+  invalidArgument,
+  parseMetadataFilter,
+  similarityFromDistance,
+  toDocumentChunks,
+  validateEmbedding,
+  type DocumentChunk,
+  type Embedding,
+  type MetadataFilter,
+  type VectorMetric,
+  type VectorSearchHit,
+  type VectorSearchOptions,
+  type VectorStore,
+  type VectorStoreCapabilities,
+} from '@zerda/types';
+import { compileFilter } from './filter-sql.js';
+import { checkIdentifier, quoteIdentifier } from './identifiers.js';
+import {
+  HNSW_MAX_DIMENSIONS,
+  METRIC_SQL,
+  checkExistingTable,
+  hnswIndexName,
+  hnswIndexStatement,
+  inspectTable,
+  qualifiedName,
+  tableStatements,
+  textSearchStatements,
+  type HnswParameters,
+  type TableLayout,
+} from './schema.js';
+import { isNodePostgresPoolLike, isPGliteLike, toSqlClient, type SqlClient, type SqlConnection } from './sql-client.js';
+import { DEFAULT_TEXT_SEARCH_CONFIGURATIONS, chooseTextSearchConfiguration } from './text-search-configuration.js';
+import { fromVectorLiteral, toVectorLiteral } from './vector-literal.js';
+
+/** How pgvector 0.8+ continues an HNSW scan when a filter removed too many candidates. */
+export type IterativeScanMode = 'strict_order' | 'relaxed_order' | 'off';
+
+/** How `textSearch` combines the words of a query. */
+export type TextMatchMode = 'any' | 'all' | 'websearch';
+
+/** Options of {@link PgVectorStore}. Only `connection` is required. */
+export interface PgVectorStoreOptions {
+  /** A node-postgres `Pool`/`Client`, a PGlite instance, or any {@link SqlClient}. */
+  connection: SqlConnection;
+  /** Table holding the collection (validated against `/^[a-z_][a-z0-9_]{0,62}$/`). Default `zerda_chunks`. */
+  collection?: string;
+  /** PostgreSQL schema of the table (same pattern; created when missing). Default `public`. */
+  schema?: string;
+  /** Distance the HNSW index uses; scores are always similarities. Default `cosine`. */
+  metric?: VectorMetric;
+  /** Embedding dimension. Optional: an existing table's is read from the catalog, otherwise the first added vector decides. */
+  dimensions?: number;
+  /** HNSW build parameters, or `false` for no vector index (exact scans). Default `{ m: 16, efConstruction: 64 }`. */
+  hnsw?: false | Partial<HnswParameters>;
+  /** Do not build the HNSW index in `ensureSchema`; call `createIndex()` after a bulk load (much faster at scale). */
+  deferIndex?: boolean;
+  /** Default `hnsw.ef_search` for queries (1–1000); raised to `k` when `k` is larger. Default: the server's (40). */
+  efSearch?: number;
+  /** Iterative index scans (pgvector 0.8+) for filtered queries, so a selective filter still fills `k`. Default `strict_order`. */
+  iterativeScan?: IterativeScanMode;
+  /** Rows per INSERT statement. Default 500. */
+  batchSize?: number;
+  /** Keep a full-text column and index and answer `textSearch`. Default true. */
+  textSearch?: boolean;
+  /** Text-search configurations the store may assign (must exist on the server). Default `['arabic', 'english', 'simple']`. */
+  textSearchConfigurations?: readonly string[];
+  /** Picks a chunk's configuration (one of `textSearchConfigurations`). Default: by detected language. */
+  chooseTextSearchConfiguration?: (chunk: DocumentChunk) => string;
+  /** Return embeddings with search hits and `get`. Default true. */
+  includeEmbeddings?: boolean;
+  /** Run `CREATE EXTENSION IF NOT EXISTS vector` (turn off where an administrator manages extensions). Default true. */
+  createExtension?: boolean;
+  /** Whether the data survives a restart (reported in `capabilities.persistence`). Default: false for an in-memory PGlite, true otherwise. */
+  persistent?: boolean;
+  /** `close()` also ends the connection (pool `end()`, PGlite `close()`). Default false: the caller owns it. */
+  closeConnection?: boolean;
+}
+
+/** Backend knobs `search` understands besides `k` and `filter`. */
+export interface PgVectorSearchOptions extends VectorSearchOptions {
+  /** `hnsw.ef_search` for this query (1–1000). */
+  efSearch?: number;
+  /** Bypass the HNSW index and scan exactly (ground truth for recall, or small filtered sets). */
+  exact?: boolean;
+  /** Overrides `options.iterativeScan` for this query. */
+  iterativeScan?: IterativeScanMode;
+}
+
+/** Options of {@link PgVectorStore.textSearch}. */
+export interface PgVectorTextSearchOptions extends VectorSearchOptions {
+  /** `any` (default): chunks containing any query word, ranked; `all`: every word; `websearch`: Google-like syntax (`"phrase"`, `-word`, `or`). */
+  match?: TextMatchMode;
+}
+
+/** Options of {@link PgVectorStore.createIndex}. */
+export interface CreateIndexOptions extends Partial<HnswParameters> {
+  /** `maintenance_work_mem` for the build (e.g. `'2GB'`): the graph builds much faster when it fits. */
+  maintenanceWorkMem?: string;
+  /** `max_parallel_maintenance_workers` for the build. */
+  parallelWorkers?: number;
+}
+
+const OPTION_KEYS = new Set([
+  'connection',
+  'collection',
+  'schema',
+  'metric',
+  'dimensions',
+  'hnsw',
+  'deferIndex',
+  'efSearch',
+  'iterativeScan',
+  'batchSize',
+  'textSearch',
+  'textSearchConfigurations',
+  'chooseTextSearchConfiguration',
+  'includeEmbeddings',
+  'createExtension',
+  'persistent',
+  'closeConnection',
+]);
+const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
+const ITERATIVE_SCAN_MODES: readonly IterativeScanMode[] = ['strict_order', 'relaxed_order', 'off'];
+const MATCH_MODES: readonly TextMatchMode[] = ['any', 'all', 'websearch'];
+const DEFAULT_HNSW: HnswParameters = { m: 16, efConstruction: 64 };
+/** pgvector's hard upper bound for `hnsw.ef_search`. */
+const MAX_EF_SEARCH = 1000;
+/** Words of an `any` text query beyond this are ignored (each becomes two bind parameters per configuration). */
+const MAX_QUERY_WORDS = 64;
+/** Ids per DELETE/SELECT statement. */
+const IDS_PER_STATEMENT = 10_000;
+/** PostgreSQL cannot store U+0000 in text, and lone surrogates are not valid UTF-8. */
+const UNSTORABLE_CHARACTER = /\u0000|\p{Cs}/u;
+
+const CHUNK_COLUMNS = 'id, doc_id, text, source, title, metadata, position, timestamp_ms';
+
+interface ChunkRow {
+  id: string;
+  doc_id: string;
+  text: string;
+  source: string;
+  title: string | null;
+  metadata: unknown;
+  position: unknown;
+  timestamp_ms: number | string | null;
+  embedding?: string;
+}
+
+function checkPositiveInteger(value: unknown, field: string, minimum: number, maximum: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
+    throw invalidArgument(field, `an integer from ${minimum} to ${maximum}`, value);
+  }
+  return value;
+}
+
+function checkBoolean(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw invalidArgument(field, 'a boolean', value);
+  return value;
+}
+
+function checkEnum<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
+  if (!allowed.includes(value as T)) throw invalidArgument(field, `one of ${allowed.map((item) => `"${item}"`).join(', ')}`, value);
+  return value as T;
+}
+
+function checkHnsw(value: unknown, field: string): HnswParameters | false {
+  if (value === false) return false;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw invalidArgument(field, 'false or an object { m, efConstruction }', value);
+  for (const key of Object.keys(value)) {
+    if (key !== 'm' && key !== 'efConstruction') throw invalidArgument(`${field}.${key}`, 'a known option (m or efConstruction)', `unknown key "${key}"`);
+  }
+  const input = value as Partial<HnswParameters>;
+  const m = input.m === undefined ? DEFAULT_HNSW.m : checkPositiveInteger(input.m, `${field}.m`, 2, 100);
+  const efConstruction = input.efConstruction === undefined ? Math.max(DEFAULT_HNSW.efConstruction, 2 * m) : checkPositiveInteger(input.efConstruction, `${field}.efConstruction`, 4, 1000);
+  // pgvector refuses an index whose candidate list is shorter than twice its fan-out.
+  if (efConstruction < 2 * m) throw invalidArgument(`${field}.efConstruction`, `at least 2 * m (${2 * m})`, efConstruction);
+  return { m, efConstruction };
+}
+
+function checkIdList(value: unknown, field: string): string[] {
+  if (!Array.isArray(value)) throw invalidArgument(field, 'an array of strings', value);
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') throw invalidArgument(`${field}[${i}]`, 'a string', value[i]);
+  return value as string[];
+}
+
+/** Throws when a string cannot be stored in PostgreSQL text (NUL, lone surrogate). */
+function checkStorable(value: string, field: string): void {
+  const match = UNSTORABLE_CHARACTER.exec(value);
+  if (match) {
+    const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    throw invalidArgument(field, `text PostgreSQL can store (no U+0000 and no lone surrogates; found U+${code})`, value);
+  }
+}
+
+function checkStorableJson(value: unknown, field: string): void {
+  if (typeof value === 'string') checkStorable(value, field);
+  else if (Array.isArray(value)) value.forEach((item, i) => checkStorableJson(item, `${field}[${i}]`));
+  else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      checkStorable(key, `${field} key`);
+      checkStorableJson(item, `${field}.${key}`);
+    }
+  }
+}
+
+function parseJsonColumn(value: unknown): unknown {
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
+function backendError(operation: string, error: unknown): ZerdaError {
+  if (ZerdaError.isInstance(error)) return error;
+  return createError('ZERDA_BACKEND_ERROR', { component: 'pgvector', operation, reason: error instanceof Error ? error.message : String(error) }, error);
+}
+
+function compareHits(a: VectorSearchHit, b: VectorSearchHit): number {
+  return b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0);
+}
+
+function versionAtLeast(version: string | undefined, major: number, minor: number): boolean {
+  if (!version) return false;
+  const [a = 0, b = 0] = version.split('.').map((part) => Number.parseInt(part, 10));
+  return a > major || (a === major && b >= minor);
+}
+
+/**
+ * A `VectorStore` in PostgreSQL with pgvector: one table per collection, an HNSW index, GIN
+ * indexes for metadata and full text. The same SQL runs on a server through node-postgres and in
+ * process on PGlite.
+ *
+ * Guarantees (the `VectorStore` v1 contract, checked by `@zerda/vector-conformance`):
+ * - `add` validates every chunk and embedding before any SQL runs, then upserts in batches inside
+ *   one transaction: a failure leaves the previous state intact; re-adding an id replaces it.
+ * - `search` returns at most `k` hits ordered by similarity (cosine `1 - distance`, inner product,
+ *   `1 / (1 + euclidean)`), each matching the filter. Filters compile to SQL over JSONB with the
+ *   exact semantics of `matchesFilter`, and every filter key and value is a bind parameter.
+ * - Table, schema and column names are validated; the table records its layout version and metric
+ *   in its comment, and an existing table with another dimension or metric is refused clearly.
+ */
+export class PgVectorStore implements VectorStore {
+  readonly specificationVersion = 'v1' as const;
+  readonly name = 'pgvector';
+  readonly metric: VectorMetric;
+  readonly capabilities: VectorStoreCapabilities;
+  /** The PostgreSQL schema holding the table. */
+  readonly schema: string;
+  /** The table holding the collection. */
+  readonly collection: string;
+  /** The {@link SqlClient} every statement goes through. */
+  readonly client: SqlClient;
+
+  private readonly connection: SqlConnection;
+  private dimensionsValue: number | undefined;
+  private readonly configuredDimensions: number | undefined;
+  private readonly hnsw: HnswParameters | false;
+  private readonly deferIndex: boolean;
+  private readonly efSearch: number | undefined;
+  private readonly iterativeScan: IterativeScanMode;
+  private readonly batchSize: number;
+  private readonly textSearchEnabled: boolean;
+  private readonly textSearchConfigurations: readonly string[];
+  private readonly chooseConfiguration: (chunk: DocumentChunk) => string;
+  private readonly includeEmbeddings: boolean;
+  private readonly createExtension: boolean;
+  private readonly closeConnection: boolean;
+  /** Set once the table is known to exist with a checked layout. */
+  private tableReady = false;
+  private extensionReady: Promise<string | undefined> | undefined;
+  private preparing: Promise<boolean> | undefined;
+  private pgvectorVersion: string | undefined;
+  private closed = false;
+
+  constructor(options: PgVectorStoreOptions) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object with a connection', options);
+    for (const key of Object.keys(options)) {
+      if (!OPTION_KEYS.has(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${[...OPTION_KEYS].join(', ')})`, `unknown key "${key}"`);
+    }
+    this.connection = options.connection;
+    this.client = toSqlClient(options.connection, 'options.connection');
+    this.collection = checkIdentifier(options.collection ?? 'zerda_chunks', 'options.collection');
+    this.schema = checkIdentifier(options.schema ?? 'public', 'options.schema');
+    this.metric = options.metric === undefined ? 'cosine' : checkEnum(options.metric, METRICS, 'options.metric');
+    this.dimensionsValue = options.dimensions === undefined ? undefined : checkPositiveInteger(options.dimensions, 'options.dimensions', 1, 16_000);
+    this.configuredDimensions = this.dimensionsValue;
+    this.hnsw = options.hnsw === undefined ? { ...DEFAULT_HNSW } : checkHnsw(options.hnsw, 'options.hnsw');
+    this.deferIndex = options.deferIndex === undefined ? false : checkBoolean(options.deferIndex, 'options.deferIndex');
+    this.efSearch = options.efSearch === undefined ? undefined : checkPositiveInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
+    this.iterativeScan = options.iterativeScan === undefined ? 'strict_order' : checkEnum(options.iterativeScan, ITERATIVE_SCAN_MODES, 'options.iterativeScan');
+    this.batchSize = options.batchSize === undefined ? 500 : checkPositiveInteger(options.batchSize, 'options.batchSize', 1, 100_000);
+    this.textSearchEnabled = options.textSearch === undefined ? true : checkBoolean(options.textSearch, 'options.textSearch');
+    const configurations = options.textSearchConfigurations ?? DEFAULT_TEXT_SEARCH_CONFIGURATIONS;
+    if (!Array.isArray(configurations) || configurations.length === 0) {
+      throw invalidArgument('options.textSearchConfigurations', 'a non-empty array of text-search configuration names', configurations);
+    }
+    this.textSearchConfigurations = configurations.map((name, i) => checkIdentifier(name, `options.textSearchConfigurations[${i}]`));
+    if (options.chooseTextSearchConfiguration !== undefined && typeof options.chooseTextSearchConfiguration !== 'function') {
+      throw invalidArgument('options.chooseTextSearchConfiguration', 'a function (chunk) => configuration name', options.chooseTextSearchConfiguration);
+    }
+    this.chooseConfiguration = options.chooseTextSearchConfiguration ?? chooseTextSearchConfiguration;
+    this.includeEmbeddings = options.includeEmbeddings === undefined ? true : checkBoolean(options.includeEmbeddings, 'options.includeEmbeddings');
+    this.createExtension = options.createExtension === undefined ? true : checkBoolean(options.createExtension, 'options.createExtension');
+    this.closeConnection = options.closeConnection === undefined ? false : checkBoolean(options.closeConnection, 'options.closeConnection');
+    let persistent = true;
+    if (options.persistent !== undefined) persistent = checkBoolean(options.persistent, 'options.persistent');
+    else if (isPGliteLike(options.connection)) {
+      const dataDir = options.connection.dataDir;
+      persistent = typeof dataDir === 'string' && dataDir.length > 0 && !dataDir.startsWith('memory://');
+    }
+    if (this.hnsw && this.dimensionsValue !== undefined && this.dimensionsValue > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(this.dimensionsValue, 'options.dimensions');
+    this.capabilities = Object.freeze({ persistence: persistent, nativeFilter: true, textSearch: this.textSearchEnabled, embeds: false });
+  }
+
+  /**
+   * Constructs a store and runs {@link PgVectorStore.ensureSchema}, so an existing collection's
+   * dimension is known right away (and a new one is created when `dimensions` is given).
+   */
+  static async open(options: PgVectorStoreOptions): Promise<PgVectorStore> {
+    const store = new PgVectorStore(options);
+    await store.ensureSchema();
+    return store;
+  }
+
+  /** The vector dimension: from the options, from an existing table, or set by the first added vector. */
+  get dimensions(): number | undefined {
+    return this.dimensionsValue;
+  }
+
+  /** `"schema"."table"`, quoted, for users who want to run their own SQL against the collection. */
+  get qualifiedTableName(): string {
+    return qualifiedName({ schema: this.schema, table: this.collection });
+  }
+
+  private tooManyDimensionsForHnsw(dimensions: number, field: string): ZerdaError {
+    return createError('ZERDA_UNSUPPORTED', {
+      operation: `an HNSW index on ${dimensions}-dimensional vectors (${field})`,
+      component: 'pgvector',
+      reason: `pgvector indexes vector columns of at most ${HNSW_MAX_DIMENSIONS} dimensions; pass hnsw: false for exact search or reduce the dimension`,
+    });
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw createError('ZERDA_NOT_READY', { component: `pgvector store ${this.schema}.${this.collection}`, reason: 'it was closed' });
+  }
+
+  private layout(dimensions: number): TableLayout {
+    return { schema: this.schema, table: this.collection, metric: this.metric, dimensions, hnsw: this.hnsw, textSearch: this.textSearchEnabled };
+  }
+
+  /** Runs `fn` in a transaction when the client supports one (writes are then all-or-nothing). */
+  private inTransaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+    return this.client.transaction ? this.client.transaction(fn) : fn(this.client);
+  }
+
+  /**
+   * Creates what the collection needs, idempotently: the `vector` extension, the schema, the table
+   * (`id` primary key, `doc_id`, `text`, `source`, `title`, `metadata` JSONB, `position` JSONB,
+   * `timestamp_ms`, `language` regconfig, `embedding vector(d)`, generated `tsv`), a B-tree on
+   * `doc_id`, GIN indexes on metadata (`jsonb_path_ops`) and `tsv`, and the HNSW index (unless
+   * `deferIndex`). An existing table is checked instead: its dimension (read from the catalog),
+   * metric and layout version must match, otherwise a ZerdaError says what differs. Without a
+   * known dimension the table is created by the first `add`. Safe to call concurrently, from
+   * several processes too (a transaction-scoped advisory lock serialises creation).
+   */
+  async ensureSchema(): Promise<void> {
+    this.assertOpen();
+    await this.prepare(this.dimensionsValue);
+  }
+
+  /** True when the table exists (creating it when `dimensions` is known). */
+  private async prepare(dimensions?: number): Promise<boolean> {
+    if (this.tableReady) return true;
+    while (this.preparing) {
+      // Join a preparation in flight; only a caller that can create the table retries after a "no table".
+      try {
+        const ready = await this.preparing;
+        if (ready || dimensions === undefined) return ready;
+      } catch (error) {
+        if (dimensions === undefined) throw error;
+      }
+    }
+    const preparing = this.prepareOnce(dimensions);
+    this.preparing = preparing;
+    try {
+      return await preparing;
+    } finally {
+      if (this.preparing === preparing) this.preparing = undefined;
+    }
+  }
+
+  private async prepareOnce(dimensions: number | undefined): Promise<boolean> {
+    try {
+      this.extensionReady ??= this.prepareExtension().catch((error: unknown) => {
+        this.extensionReady = undefined;
+        throw error;
+      });
+      this.pgvectorVersion = await this.extensionReady;
+      const ready = await this.inTransaction(async (client) => {
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`zerda:${this.schema}.${this.collection}`]);
+        const existing = await inspectTable(client, this.schema, this.collection);
+        if (existing) {
+          const tableDimensions = checkExistingTable(existing, `${this.schema}.${this.collection}`, { metric: this.metric, dimensions: this.dimensionsValue });
+          if (this.hnsw && tableDimensions > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(tableDimensions, 'the existing table');
+          const layout = this.layout(tableDimensions);
+          if (this.textSearchEnabled && !existing.hasTextSearchColumn) {
+            await this.checkTextSearchConfigurations(client);
+            for (const statement of textSearchStatements(layout)) await client.query(statement);
+          }
+          if (this.hnsw && !this.deferIndex && !existing.hasHnswIndex) await client.query(hnswIndexStatement(layout, this.hnsw));
+          this.dimensionsValue = tableDimensions;
+          return true;
+        }
+        if (dimensions === undefined) return false;
+        if (this.hnsw && dimensions > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(dimensions, 'the first vector');
+        if (this.textSearchEnabled) await this.checkTextSearchConfigurations(client);
+        if (this.schema !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.schema)}`);
+        const layout = this.layout(dimensions);
+        for (const statement of tableStatements(layout)) await client.query(statement);
+        if (this.hnsw && !this.deferIndex) await client.query(hnswIndexStatement(layout, this.hnsw));
+        this.dimensionsValue = dimensions;
+        return true;
+      });
+      if (ready) this.tableReady = true;
+      return ready;
+    } catch (error) {
+      throw backendError('ensureSchema', error);
+    }
+  }
+
+  private async prepareExtension(): Promise<string | undefined> {
+    if (this.createExtension) await this.client.query('CREATE EXTENSION IF NOT EXISTS vector');
+    const { rows } = await this.client.query<{ extversion: string }>("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+    const version = rows[0]?.extversion;
+    if (version === undefined) {
+      throw createError('ZERDA_NOT_READY', {
+        component: 'pgvector',
+        reason: 'the vector extension is not installed in this database (run CREATE EXTENSION vector as a privileged user, or leave options.createExtension on)',
+      });
+    }
+    return version;
+  }
+
+  private async checkTextSearchConfigurations(client: SqlClient): Promise<void> {
+    const { rows } = await client.query<{ cfgname: string }>('SELECT cfgname FROM pg_ts_config WHERE cfgname = ANY($1::text[])', [[...this.textSearchConfigurations]]);
+    const present = new Set(rows.map((row) => row.cfgname));
+    const missing = this.textSearchConfigurations.filter((name) => !present.has(name));
+    if (missing.length > 0) {
+      throw createError('ZERDA_UNSUPPORTED', {
+        operation: `text search with configuration(s) ${missing.join(', ')}`,
+        component: 'this PostgreSQL server',
+        reason: 'pass options.textSearchConfigurations with configurations listed in pg_ts_config, or textSearch: false',
+      });
+    }
+  }
+
+  /**
+   * Builds the HNSW index (idempotent): after a bulk load with `deferIndex`, or with other
+   * parameters after `dropIndex()`. `maintenanceWorkMem` and `parallelWorkers` apply to this build only.
+   */
+  async createIndex(options: CreateIndexOptions = {}): Promise<void> {
+    this.assertOpen();
+    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
+    const parameters = checkHnsw({ m: options.m ?? (this.hnsw || DEFAULT_HNSW).m, efConstruction: options.efConstruction ?? (this.hnsw || DEFAULT_HNSW).efConstruction }, 'options') as HnswParameters;
+    if (options.maintenanceWorkMem !== undefined && (typeof options.maintenanceWorkMem !== 'string' || !/^\d+\s*(kB|MB|GB|TB)?$/.test(options.maintenanceWorkMem))) {
+      throw invalidArgument('options.maintenanceWorkMem', "a PostgreSQL memory size such as '512MB' or '2GB'", options.maintenanceWorkMem);
+    }
+    const workers = options.parallelWorkers === undefined ? undefined : checkPositiveInteger(options.parallelWorkers, 'options.parallelWorkers', 0, 64);
+    if (!(await this.prepare(this.dimensionsValue))) {
+      throw createError('ZERDA_NOT_READY', { component: `pgvector collection ${this.schema}.${this.collection}`, reason: 'the table does not exist yet (add chunks or pass options.dimensions first)' });
+    }
+    if (this.dimensionsValue! > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(this.dimensionsValue!, 'createIndex');
+    try {
+      await this.inTransaction(async (client) => {
+        if (options.maintenanceWorkMem !== undefined) await client.query("SELECT set_config('maintenance_work_mem', $1, true)", [options.maintenanceWorkMem]);
+        if (workers !== undefined) await client.query("SELECT set_config('max_parallel_maintenance_workers', $1, true)", [String(workers)]);
+        await client.query(hnswIndexStatement(this.layout(this.dimensionsValue!), parameters));
+      });
+    } catch (error) {
+      throw backendError('createIndex', error);
+    }
+  }
+
+  /** Drops the HNSW index (searches then scan exactly until `createIndex()`). */
+  async dropIndex(): Promise<void> {
+    this.assertOpen();
+    try {
+      await this.client.query(`DROP INDEX IF EXISTS ${quoteIdentifier(this.schema)}.${quoteIdentifier(hnswIndexName(this.collection))}`);
+    } catch (error) {
+      throw backendError('dropIndex', error);
+    }
+  }
+
+  /**
+   * Adds or replaces chunks (each needs an `embedding`). The whole call is validated first —
+   * chunk shape, unique ids, every embedding's values and dimension, text PostgreSQL can store —
+   * then written as multi-row `INSERT … ON CONFLICT (id) DO UPDATE` statements of `batchSize`
+   * rows inside one transaction, so a failure in any batch rolls back all of them.
+   */
+  async add(chunks: DocumentChunk[]): Promise<void> {
+    this.assertOpen();
+    const validated = toDocumentChunks(chunks, 'chunks');
+    if (validated.length === 0) return;
+    for (let i = 0; i < validated.length; i++) {
+      if (validated[i]!.embedding === undefined) {
+        throw createError('ZERDA_INVALID_EMBEDDING', { field: `chunks[${i}].embedding`, expected: 'an embedding (this store does not embed text)', received: 'undefined' });
+      }
+    }
+    // An existing table fixes the dimension; learn it before judging the vectors.
+    if (this.dimensionsValue === undefined) await this.prepare();
+    let dimensions = this.dimensionsValue;
+    const vectors: string[] = [];
+    const languages: string[] = [];
+    for (let i = 0; i < validated.length; i++) {
+      const chunk = validated[i]!;
+      const vector = validateEmbedding(chunk.embedding, `chunks[${i}].embedding`, dimensions);
+      dimensions ??= vector.length;
+      vectors.push(toVectorLiteral(vector));
+      checkStorable(chunk.id, `chunks[${i}].id`);
+      checkStorable(chunk.docId, `chunks[${i}].docId`);
+      checkStorable(chunk.text, `chunks[${i}].text`);
+      checkStorable(chunk.source, `chunks[${i}].source`);
+      if (chunk.title !== undefined) checkStorable(chunk.title, `chunks[${i}].title`);
+      checkStorableJson(chunk.metadata, `chunks[${i}].metadata`);
+      languages.push(this.textSearchEnabled ? this.configurationFor(chunk, i) : 'simple');
+    }
+    if (this.hnsw && dimensions! > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(dimensions!, 'chunks[0].embedding');
+    await this.prepare(dimensions);
+    if (this.dimensionsValue !== dimensions) {
+      // Another process created the table with another dimension between our check and now.
+      throw createError('ZERDA_DIMENSION_MISMATCH', { field: 'chunks[0].embedding', received: String(dimensions), expected: String(this.dimensionsValue) });
+    }
+    const statement = `INSERT INTO ${this.qualifiedTableName} AS t (id, doc_id, text, source, title, metadata, position, timestamp_ms, language, embedding)
+      SELECT u.id, u.doc_id, u.text, u.source, u.title, u.metadata::jsonb, u.position::jsonb, u.timestamp_ms, u.language::regconfig, u.embedding::vector
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::text[], $10::text[])
+          AS u(id, doc_id, text, source, title, metadata, position, timestamp_ms, language, embedding)
+      ON CONFLICT (id) DO UPDATE SET doc_id = EXCLUDED.doc_id, text = EXCLUDED.text, source = EXCLUDED.source, title = EXCLUDED.title,
+        metadata = EXCLUDED.metadata, position = EXCLUDED.position, timestamp_ms = EXCLUDED.timestamp_ms,
+        language = EXCLUDED.language, embedding = EXCLUDED.embedding`;
+    try {
+      await this.inTransaction(async (client) => {
+        for (let start = 0; start < validated.length; start += this.batchSize) {
+          const batch = validated.slice(start, start + this.batchSize);
+          await client.query(statement, [
+            batch.map((chunk) => chunk.id),
+            batch.map((chunk) => chunk.docId),
+            batch.map((chunk) => chunk.text),
+            batch.map((chunk) => chunk.source),
+            batch.map((chunk) => chunk.title ?? null),
+            batch.map((chunk) => JSON.stringify(chunk.metadata)),
+            batch.map((chunk) => JSON.stringify(chunk.position)),
+            batch.map((chunk) => chunk.timestamp ?? null),
+            languages.slice(start, start + this.batchSize),
+            vectors.slice(start, start + this.batchSize),
+          ]);
+        }
+      });
+    } catch (error) {
+      throw backendError('add', error);
+    }
+  }
+
+  private configurationFor(chunk: DocumentChunk, index: number): string {
+    const configuration = this.chooseConfiguration(chunk);
+    if (!this.textSearchConfigurations.includes(configuration)) {
+      throw invalidArgument(
+        `chooseTextSearchConfiguration(chunks[${index}])`,
+        `one of options.textSearchConfigurations (${this.textSearchConfigurations.join(', ')})`,
+        configuration,
+      );
+    }
+    return configuration;
+  }
+
+  private checkedFilter(value: unknown, field: string): MetadataFilter | undefined {
+    if (value === undefined) return undefined;
+    const filter = parseMetadataFilter(value, field);
+    const visit = (node: unknown, path: string): void => {
+      if (typeof node === 'string') {
+        if (UNSTORABLE_CHARACTER.test(node)) throw createError('ZERDA_INVALID_FILTER', { field: path, expected: 'text PostgreSQL can represent (no U+0000 and no lone surrogates)', received: describeValue(node) });
+      } else if (Array.isArray(node)) node.forEach((item, i) => visit(item, `${path}[${i}]`));
+      else if (node !== null && typeof node === 'object') {
+        for (const [key, item] of Object.entries(node)) {
+          visit(key, `${path} key`);
+          visit(item, `${path}.${key}`);
+        }
+      }
+    };
+    visit(filter, field);
+    return filter;
+  }
+
+  private checkK(options: unknown): number {
+    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object with k', options);
+    const k = (options as { k?: unknown }).k;
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
+    return k;
+  }
+
+  /**
+   * k-nearest chunks by the configured distance, as similarities, best first. Runs
+   * `ORDER BY embedding <op> $1 LIMIT k` so the HNSW index answers it; `hnsw.ef_search` is set for
+   * the query (to `efSearch`, and at least `k` up to 1000) and filtered queries use iterative index
+   * scans on pgvector 0.8+. `exact: true`, or `k` above 1000, scans without the index.
+   */
+  async search(vector: Embedding, options: PgVectorSearchOptions): Promise<VectorSearchHit[]> {
+    this.assertOpen();
+    const k = this.checkK(options);
+    const filter = this.checkedFilter(options.filter, 'options.filter');
+    const efSearch = options.efSearch === undefined ? this.efSearch : checkPositiveInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
+    const exactOption = options.exact === undefined ? false : checkBoolean(options.exact, 'options.exact');
+    const iterativeScan = options.iterativeScan === undefined ? this.iterativeScan : checkEnum(options.iterativeScan, ITERATIVE_SCAN_MODES, 'options.iterativeScan');
+    let query = validateEmbedding(vector, 'vector', this.dimensionsValue);
+    if (!(await this.prepare())) return [];
+    // The table may have told us the dimension only now.
+    query = validateEmbedding(query, 'vector', this.dimensionsValue);
+    if (k === 0) return [];
+
+    const exact = exactOption || k > MAX_EF_SEARCH;
+    const { operator } = METRIC_SQL[this.metric];
+    const parameters: unknown[] = [toVectorLiteral(query)];
+    const where = compileFilter(filter, parameters, { metadata: 'metadata', docId: 'doc_id', source: 'source' });
+    const distance = `(embedding ${operator} $1::vector)`;
+    // Exact scans order zero vectors (NaN cosine distance) as similarity 0, like the other stores; the index skips them.
+    const order = exact ? (this.metric === 'cosine' ? `(CASE WHEN ${distance} = 'NaN'::float8 THEN 1 ELSE ${distance} END), id` : `${distance}, id`) : distance;
+    const text = `SELECT ${CHUNK_COLUMNS}${this.includeEmbeddings ? ', embedding::text AS embedding' : ''}, ${distance} AS distance
+      FROM ${this.qualifiedTableName} WHERE ${where} ORDER BY ${order} LIMIT $${parameters.push(k)}`;
+
+    const settings: Array<[string, string]> = [];
+    if (exact) settings.push(['enable_indexscan', 'off']);
+    else if (this.hnsw) {
+      const ef = Math.max(efSearch ?? 0, Math.min(k, MAX_EF_SEARCH));
+      // pgvector's default ef_search is 40; only a larger k or an explicit value needs a setting.
+      if (efSearch !== undefined || k > 40) settings.push(['hnsw.ef_search', String(ef)]);
+      if (filter && iterativeScan !== 'off' && versionAtLeast(this.pgvectorVersion, 0, 8)) settings.push(['hnsw.iterative_scan', iterativeScan]);
+    }
+    let rows: Array<ChunkRow & { distance: number | string | null }>;
+    try {
+      if (settings.length > 0 && this.client.transaction) {
+        rows = await this.client.transaction(async (client) => {
+          for (const [name, value] of settings) await client.query('SELECT set_config($1, $2, true)', [name, value]);
+          return (await client.query<ChunkRow & { distance: number | string | null }>(text, parameters)).rows;
+        });
+      } else {
+        rows = (await this.client.query<ChunkRow & { distance: number | string | null }>(text, parameters)).rows;
+      }
+    } catch (error) {
+      throw backendError('search', error);
+    }
+    return rows.map((row) => ({ chunk: this.toChunk(row), score: this.toSimilarity(row.distance) })).sort(compareHits);
+  }
+
+  private toSimilarity(raw: number | string | null): number {
+    const distance = Number(raw);
+    if (this.metric === 'cosine') {
+      // A zero vector has no direction: pgvector reports NaN, zerda scores it 0.
+      if (!Number.isFinite(distance)) return 0;
+      return Math.max(-1, Math.min(1, similarityFromDistance('cosine', distance)));
+    }
+    return similarityFromDistance(this.metric, distance);
+  }
+
+  private toChunk(row: ChunkRow): DocumentChunk {
+    const chunk: DocumentChunk = {
+      id: row.id,
+      docId: row.doc_id,
+      text: row.text,
+      source: row.source,
+      metadata: (parseJsonColumn(row.metadata) ?? {}) as DocumentChunk['metadata'],
+      position: parseJsonColumn(row.position) as DocumentChunk['position'],
+    };
+    if (row.title !== null && row.title !== undefined) chunk.title = row.title;
+    if (row.timestamp_ms !== null && row.timestamp_ms !== undefined) chunk.timestamp = Number(row.timestamp_ms);
+    if (row.embedding !== undefined) chunk.embedding = fromVectorLiteral(row.embedding, `embedding of chunk ${JSON.stringify(row.id)}`);
+    return chunk;
+  }
+
+  /**
+   * Keyword search with PostgreSQL full text: each row was analysed with its own configuration
+   * (`arabic`, `english` or `simple`), and the query is analysed with each configuration and
+   * matched against the rows of that configuration (GIN-indexed). Scores are `ts_rank_cd` cover
+   * density ranks (title words weigh more), similarities >= 0, best first.
+   */
+  async textSearch(query: string, options: PgVectorTextSearchOptions): Promise<VectorSearchHit[]> {
+    this.assertOpen();
+    if (typeof query !== 'string') throw invalidArgument('query', 'a string', query);
+    const k = this.checkK(options);
+    const filter = this.checkedFilter(options.filter, 'options.filter');
+    const match = options.match === undefined ? 'any' : checkEnum(options.match, MATCH_MODES, 'options.match');
+    if (!this.textSearchEnabled) {
+      throw createError('ZERDA_UNSUPPORTED', { operation: 'textSearch', component: 'this pgvector store', reason: 'it was created with textSearch: false' });
+    }
+    if (UNSTORABLE_CHARACTER.test(query)) query = query.replace(new RegExp(UNSTORABLE_CHARACTER.source, 'gu'), ' ');
+    const words = [...new Set(query.split(/\s+/u).filter((word) => word.length > 0))].slice(0, MAX_QUERY_WORDS);
+    if (k === 0 || words.length === 0) return [];
+    if (!(await this.prepare())) return [];
+
+    const parameters: unknown[] = [];
+    const bind = (value: unknown): string => `$${parameters.push(value)}`;
+    const queryParameter = match === 'any' ? '' : bind(query);
+    const wordParameters = match === 'any' ? words.map((word) => bind(word)) : [];
+    const branches = this.textSearchConfigurations.map((name) => {
+      const configuration = `${bind(name)}::regconfig`;
+      const tsquery =
+        match === 'any'
+          ? `(${wordParameters.map((word) => `plainto_tsquery(${configuration}, ${word})`).join(' || ')})`
+          : `${match === 'all' ? 'plainto_tsquery' : 'websearch_to_tsquery'}(${configuration}, ${queryParameter})`;
+      return { configuration, tsquery };
+    });
+    const matches = branches.map(({ configuration, tsquery }) => `(language = ${configuration} AND tsv @@ ${tsquery})`).join(' OR ');
+    const rankQuery = `CASE language ${branches.map(({ configuration, tsquery }) => `WHEN ${configuration} THEN ${tsquery}`).join(' ')} END`;
+    const where = compileFilter(filter, parameters, { metadata: 'metadata', docId: 'doc_id', source: 'source' });
+    const text = `SELECT ${CHUNK_COLUMNS}${this.includeEmbeddings ? ', embedding::text AS embedding' : ''}, ts_rank_cd(tsv, ${rankQuery}) AS rank
+      FROM ${this.qualifiedTableName} WHERE (${matches}) AND ${where} ORDER BY rank DESC, id LIMIT ${bind(k)}`;
+    try {
+      const { rows } = await this.client.query<ChunkRow & { rank: number | string }>(text, parameters);
+      return rows.map((row) => ({ chunk: this.toChunk(row), score: Math.max(0, Number(row.rank)) }));
+    } catch (error) {
+      throw backendError('textSearch', error);
+    }
+  }
+
+  /** Runs `DELETE … WHERE column = ANY($1)` in slices of ids, in one transaction. */
+  private async deleteWhere(column: 'id' | 'doc_id', values: string[], operation: string): Promise<void> {
+    const unique = [...new Set(values)];
+    if (unique.length === 0) return;
+    if (!(await this.prepare())) return;
+    try {
+      await this.inTransaction(async (client) => {
+        for (let start = 0; start < unique.length; start += IDS_PER_STATEMENT) {
+          await client.query(`DELETE FROM ${this.qualifiedTableName} WHERE ${column} = ANY($1::text[])`, [unique.slice(start, start + IDS_PER_STATEMENT)]);
+        }
+      });
+    } catch (error) {
+      throw backendError(operation, error);
+    }
+  }
+
+  /** Deletes chunks by id; unknown ids are ignored. */
+  async delete(ids: string[]): Promise<void> {
+    this.assertOpen();
+    await this.deleteWhere('id', checkIdList(ids, 'ids'), 'delete');
+  }
+
+  /** Deletes every chunk of the given documents (uses the `doc_id` index). */
+  async deleteByDocIds(docIds: string[]): Promise<void> {
+    this.assertOpen();
+    await this.deleteWhere('doc_id', checkIdList(docIds, 'docIds'), 'deleteByDocIds');
+  }
+
+  /** Number of stored chunks (0 before the table exists). */
+  async count(): Promise<number> {
+    this.assertOpen();
+    if (!(await this.prepare())) return 0;
+    try {
+      const { rows } = await this.client.query<{ count: number | string | bigint }>(`SELECT count(*) AS count FROM ${this.qualifiedTableName}`);
+      return Number(rows[0]?.count ?? 0);
+    } catch (error) {
+      throw backendError('count', error);
+    }
+  }
+
+  /** Fetches chunks by id, in the order asked (with embeddings unless `includeEmbeddings: false`); missing ids are skipped. */
+  async get(ids: string[]): Promise<DocumentChunk[]> {
+    this.assertOpen();
+    const wanted = checkIdList(ids, 'ids');
+    if (wanted.length === 0 || !(await this.prepare())) return [];
+    const unique = [...new Set(wanted)];
+    const found = new Map<string, ChunkRow>();
+    try {
+      for (let start = 0; start < unique.length; start += IDS_PER_STATEMENT) {
+        const { rows } = await this.client.query<ChunkRow>(
+          `SELECT ${CHUNK_COLUMNS}${this.includeEmbeddings ? ', embedding::text AS embedding' : ''} FROM ${this.qualifiedTableName} WHERE id = ANY($1::text[])`,
+          [unique.slice(start, start + IDS_PER_STATEMENT)],
+        );
+        for (const row of rows) found.set(row.id, row);
+      }
+    } catch (error) {
+      throw backendError('get', error);
+    }
+    const out: DocumentChunk[] = [];
+    for (const id of wanted) {
+      const row = found.get(id);
+      if (row) out.push(this.toChunk(row));
+    }
+    return out;
+  }
+
+  /** Removes every chunk (TRUNCATE); the table, its indexes and its dimension stay. */
+  async clear(): Promise<void> {
+    this.assertOpen();
+    if (!(await this.prepare())) return;
+    try {
+      await this.client.query(`TRUNCATE ${this.qualifiedTableName}`);
+    } catch (error) {
+      throw backendError('clear', error);
+    }
+  }
+
+  /** Drops the collection's table and its indexes. A dimension fixed in the options is kept; otherwise the next `add` decides again. */
+  async drop(): Promise<void> {
+    this.assertOpen();
+    try {
+      await this.client.query(`DROP TABLE IF EXISTS ${this.qualifiedTableName}`);
+    } catch (error) {
+      throw backendError('drop', error);
+    }
+    this.tableReady = false;
+    this.dimensionsValue = this.configuredDimensions;
+  }
+
+  /**
+   * Releases the store. With `closeConnection` (set by {@link createPGliteStore} and
+   * {@link createNodePostgresStore}) the connection is ended too; otherwise it stays the caller's.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.closeConnection) return;
+    const connection = this.connection as unknown as { end?: () => Promise<void>; close?: () => Promise<void> };
+    try {
+      if (isPGliteLike(this.connection) && typeof connection.close === 'function') await connection.close();
+      else if ((isNodePostgresPoolLike(this.connection) || typeof connection.end === 'function') && typeof connection.end === 'function') await connection.end();
+      else if (typeof connection.close === 'function') await connection.close();
+    } catch (error) {
+      throw backendError('close', error);
+    }
+  }
+}
