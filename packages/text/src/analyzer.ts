@@ -9,7 +9,7 @@ import type { ArabicNormalizeOptions } from './normalization.js';
 import { normalizeTextResolved } from './normalization.js';
 import { ENGLISH_STOPWORDS, arabicStopwordsFor } from './stopwords.js';
 import type { Token, TokenScript } from './tokenizer.js';
-import { tokenizeUnchecked } from './tokenizer.js';
+import { createTokenRegex, scriptOfMatch, tokenizeUnchecked } from './tokenizer.js';
 
 /** Arabic stemmers: `'light'` ({@link stemArabic}), `'snowball'` ({@link snowballStemArabic}) or none. */
 export type ArabicStemmerName = 'light' | 'snowball' | 'none';
@@ -100,6 +100,7 @@ export class Analyzer {
   readonly options: Readonly<ResolvedAnalyzerOptions>;
   private readonly cache = new BoundedCache<string, TermsOfToken>(100_000);
   private readonly arabicStopwords: ReadonlySet<string>;
+  private readonly tokenRegex = createTokenRegex();
 
   constructor(options?: AnalyzerOptions) {
     const resolved = resolveAnalyzerOptions(options);
@@ -111,8 +112,18 @@ export class Analyzer {
   analyze(text: string): string[] {
     requireString(text, 'text');
     const terms: string[] = [];
-    for (const token of tokenizeUnchecked(text)) {
-      const result = this.termsOf(token);
+    // The hot path of indexing: walk the token regex directly instead of materialising Token
+    // objects, and look each token text up in the memo before doing any work on it.
+    const regex = this.tokenRegex;
+    regex.lastIndex = 0;
+    let match: RegExpExecArray | null;
+    while ((match = regex.exec(text)) !== null) {
+      const word = match[0];
+      let result = this.cache.get(word);
+      if (result === undefined) {
+        result = this.computeTerms(word, scriptOfMatch(match));
+        this.cache.set(word, result);
+      }
       if (result === null) continue;
       if (typeof result === 'string') terms.push(result);
       else for (const term of result) terms.push(term);
@@ -124,22 +135,24 @@ export class Analyzer {
   analyzeTokens(text: string): AnalyzedToken[] {
     requireString(text, 'text');
     const analyzed: AnalyzedToken[] = [];
-    for (const token of tokenizeUnchecked(text)) {
-      const result = this.termsOf(token);
+    const regex = this.tokenRegex;
+    regex.lastIndex = 0;
+    let match: RegExpExecArray | null;
+    while ((match = regex.exec(text)) !== null) {
+      const word = match[0];
+      const script = scriptOfMatch(match);
+      let result = this.cache.get(word);
+      if (result === undefined) {
+        result = this.computeTerms(word, script);
+        this.cache.set(word, result);
+      }
+      // Stopwords produce no Token object at all.
       if (result === null) continue;
+      const token: Token = { text: word, start: match.index, end: match.index + word.length, script };
       if (typeof result === 'string') analyzed.push({ term: result, token });
       else for (const term of result) analyzed.push({ term, token });
     }
     return analyzed;
-  }
-
-  private termsOf(token: Token): TermsOfToken {
-    const key = token.text;
-    const cached = this.cache.get(key);
-    if (cached !== undefined) return cached;
-    const result = this.computeTerms(token.text, token.script);
-    this.cache.set(key, result);
-    return result;
   }
 
   private computeTerms(text: string, script: TokenScript): TermsOfToken {

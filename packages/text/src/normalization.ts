@@ -98,6 +98,10 @@ export function foldDigitsUnchecked(text: string): string {
 }
 
 const ASCII_ONLY = /^[\x00-\x7F]*$/;
+// ASCII plus the core Arabic block (letters, harakat, tatweel, dagger alef, digits, ، ؛ ؟): NFKC
+// changes nothing here that normalizeArabic does not fold the same way (its only compositions are
+// hamza/madda on a seat), and there are no format characters, so the two NFKC passes can be skipped.
+const SIMPLE_ARABIC = /^[\x00-\x7F\u060C\u061B\u061F\u0621-\u065F\u0660-\u0669\u0670\u06F0-\u06F9]*$/;
 // Format characters: bidi controls and marks, zero-width (non-)joiners and spaces, soft hyphen,
 // BOM, Arabic letter mark, tag characters. Invisible, so they must not make two spellings differ.
 const FORMAT_CHARACTERS = /\p{Cf}/gu;
@@ -105,6 +109,7 @@ const FORMAT_CHARACTERS = /\p{Cf}/gu;
 /** Internal: normalizeText on validated options. */
 export function normalizeTextResolved(text: string, tehMarbuta: boolean, hamzaSeats: boolean): string {
   if (ASCII_ONLY.test(text)) return text.toLowerCase();
+  if (SIMPLE_ARABIC.test(text)) return foldDigitsUnchecked(normalizeArabicResolved(text.toLowerCase(), tehMarbuta, hamzaSeats));
   let result = text.normalize('NFKC').replace(FORMAT_CHARACTERS, '').toLowerCase();
   result = normalizeArabicResolved(result, tehMarbuta, hamzaSeats);
   result = foldDigitsUnchecked(result);

@@ -66,6 +66,23 @@ describe('properties', () => {
     );
   });
 
+  it('normalizeText fast paths agree with the full pipeline', () => {
+    const simpleUnit = fc.oneof(
+      fc.integer({ min: 0, max: 0x7f }).map((code) => String.fromCharCode(code)),
+      fc.integer({ min: 0x0621, max: 0x0670 }).map((code) => String.fromCharCode(code)),
+      fc.constantFrom('\u060C', '\u061B', '\u061F', '\u06F0', '\u06F9', 'ا', 'و', 'ي', 'ى', '\u0653', '\u0654', '\u0655', '\u064E', '\u0651'),
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: simpleUnit, maxLength: 16 }), arabicOptions, (input, options) => {
+        const full = text
+          .foldDigits(normalizeArabic(input.normalize('NFKC').replace(/\p{Cf}/gu, '').toLowerCase(), options))
+          .normalize('NFKC');
+        expect(normalizeText(input, options)).toBe(full);
+      }),
+      RUNS,
+    );
+  });
+
   it('tokenize yields non-empty, ordered tokens that slice the input', () => {
     fc.assert(
       fc.property(anyText, (input) => {

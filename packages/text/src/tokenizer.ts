@@ -43,6 +43,11 @@ export function createTokenRegex(): RegExp {
 
 const TOKEN_REGEX = createTokenRegex();
 
+/** Internal: the script of a match of the token regex, from which capture group matched. */
+export function scriptOfMatch(match: RegExpExecArray): TokenScript {
+  return match[1] !== undefined ? 'arabic' : match[2] !== undefined ? 'latin' : match[3] !== undefined ? 'digit' : 'other';
+}
+
 /** Internal: tokenize without validation. */
 export function tokenizeUnchecked(text: string): Token[] {
   const tokens: Token[] = [];
@@ -51,8 +56,7 @@ export function tokenizeUnchecked(text: string): Token[] {
   let match: RegExpExecArray | null;
   while ((match = regex.exec(text)) !== null) {
     const value = match[0];
-    const script: TokenScript = match[1] !== undefined ? 'arabic' : match[2] !== undefined ? 'latin' : match[3] !== undefined ? 'digit' : 'other';
-    tokens.push({ text: value, start: match.index, end: match.index + value.length, script });
+    tokens.push({ text: value, start: match.index, end: match.index + value.length, script: scriptOfMatch(match) });
   }
   return tokens;
 }
