@@ -22,6 +22,11 @@ describe('splitSentences', () => {
   it('splits mixed text and at line breaks', () => {
     expect(texts('تعلم machine learning في 2024. It is fun\nسطر جديد')).toEqual(['تعلم machine learning في 2024.', 'It is fun', 'سطر جديد']);
   });
+  it('does not split after a list number at the start of a line', () => {
+    expect(texts('Steps:\n1. Open the file.\n2. Save it.')).toEqual(['Steps:', '1. Open the file.', '2. Save it.']);
+    expect(texts('الخطوات:\n١. افتح الملف.')).toEqual(['الخطوات:', '١. افتح الملف.']);
+    expect(texts('It costs 5. Then we go.')).toEqual(['It costs 5.', 'Then we go.']);
+  });
   it('keeps closing quotes with the sentence', () => {
     expect(texts('He said "stop." Then left.')).toEqual(['He said "stop."', 'Then left.']);
   });

@@ -21,6 +21,8 @@ const SINGLE_LETTER_INITIALS = /^(?:\p{L}\p{M}*\.)*\p{L}\p{M}*$/u;
 const LOWERCASE_START = /^\s+[\p{Ll}\p{N}]/u;
 const WHITESPACE = /\s/u;
 const ELLIPSIS = /^[.…]+$/u;
+const LIST_NUMBER = /^\p{Nd}{1,3}$/u;
+const LINE_START_BEFORE = /(?:^|[\n\r\u2028\u2029])[^\S\n\r]*$/u;
 
 function isAbbreviationDot(text: string, dotIndex: number): boolean {
   const before = WORD_BEFORE.exec(text.slice(Math.max(0, dotIndex - 32), dotIndex));
@@ -29,6 +31,8 @@ function isAbbreviationDot(text: string, dotIndex: number): boolean {
     if (ABBREVIATIONS.has(word)) return true;
     // Initials and dotted abbreviations: "J. Smith", "e.g.", "i.e.", "U.S.", Arabic "د." (Dr).
     if (SINGLE_LETTER_INITIALS.test(word)) return true;
+    // A list marker at the start of a line: "1. Open the file", "١٢. افتح الملف".
+    if (LIST_NUMBER.test(word) && LINE_START_BEFORE.test(text.slice(Math.max(0, dotIndex - word.length - 16), dotIndex - word.length))) return true;
   }
   // "approx. five", "... and then": a sentence does not start with a lower-case letter or a digit.
   return LOWERCASE_START.test(text.slice(dotIndex + 1, dotIndex + 3));
