@@ -67,6 +67,13 @@ describe('stopwords', () => {
     for (const word of ['the', 'and', 'of', 'is', 'which']) expect(ENGLISH_STOPWORDS.has(word)).toBe(true);
     expect(ENGLISH_STOPWORDS.has('retrieval')).toBe(false);
   });
+  it('cannot be mutated', () => {
+    expect(() => (ARABIC_STOPWORDS as Set<string>).add('كتاب')).toThrow('read-only');
+    expect(() => (ENGLISH_STOPWORDS as Set<string>).delete('the')).toThrow('read-only');
+    expect(() => (ENGLISH_STOPWORDS as Set<string>).clear()).toThrow('read-only');
+    expect(ENGLISH_STOPWORDS.has('the')).toBe(true);
+    expect(new Set(ARABIC_STOPWORDS).add('كتاب').has('كتاب')).toBe(true);
+  });
   it('isStopword checks by script after normalisation', () => {
     expect(isStopword('The')).toBe(true);
     expect(isStopword('إلى')).toBe(true);

@@ -1,3 +1,5 @@
+import type { ZerdaError } from '@zerda/types';
+import { createError } from '@zerda/types';
 import { requireString } from './input-validation.js';
 import { normalizeArabicResolved, normalizeTextResolved } from './normalization.js';
 import { tokenScript } from './script-detection.js';
@@ -27,10 +29,38 @@ const ARABIC = `في من على إلى الى عن أن إن ان أو او ث�
 وفي ومن وعلى وإلى وعن وأن وهو وهي وهذا وهذه ولا ولم ولن وقد وكان وكانت وما ثمة حيث بينما
 التى الذى`;
 
+// The exported sets are shared by every analyzer: a caller mutating one would silently change how
+// everything is indexed, so mutation throws.
+class FrozenSet<T> extends Set<T> {
+  private sealed = false;
+
+  constructor(values: Iterable<T>) {
+    super(values);
+    this.sealed = true;
+  }
+
+  override add(value: T): this {
+    if (this.sealed) throw frozen('add');
+    return super.add(value);
+  }
+
+  override delete(_value: T): boolean {
+    throw frozen('delete');
+  }
+
+  override clear(): void {
+    throw frozen('clear');
+  }
+}
+
+function frozen(operation: string): ZerdaError {
+  return createError('ZERDA_UNSUPPORTED', { operation, component: 'a @zerda/text stopword set', reason: 'the set is shared and read-only; build your own Set from it' });
+}
+
 function buildSet(source: string, normalize: (word: string) => string): ReadonlySet<string> {
-  const set = new Set<string>();
-  for (const word of source.split(/\s+/u)) if (word !== '') set.add(normalize(word));
-  return set;
+  const normalized: string[] = [];
+  for (const word of source.split(/\s+/u)) if (word !== '') normalized.push(normalize(word));
+  return new FrozenSet(normalized);
 }
 
 /** Common English function words, lower case (about 170). */
