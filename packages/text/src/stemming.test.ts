@@ -61,6 +61,10 @@ describe('stopwords', () => {
     }
     expect(ARABIC_STOPWORDS.has('إلى')).toBe(false);
     expect(ARABIC_STOPWORDS.has('كتاب')).toBe(false);
+    // Normalised forms that are also content words stay searchable.
+    expect(ARABIC_STOPWORDS.has('ام')).toBe(false);
+    expect(ARABIC_STOPWORDS.has('اية')).toBe(false);
+    expect(ARABIC_STOPWORDS.has('انه')).toBe(true);
   });
   it('holds common English words', () => {
     expect(ENGLISH_STOPWORDS.size).toBeGreaterThanOrEqual(150);

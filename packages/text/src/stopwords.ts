@@ -17,10 +17,11 @@ were weren what when where which while who whom why will with won would wouldn y
 yourselves also however thus hence yet may might must shall upon via d s t m o y`;
 
 // Written unvocalised; normalised at load time, so the set holds exactly what normalizeArabic
-// produces (إلى → الى, أن → ان, على stays على, هي → هي …).
-const ARABIC = `في من على إلى الى عن أن إن ان أو او ثم حتى إذا اذا إذ لو لولا كي لكي لكن لكنّ بل أم أما إما
+// produces (إلى → الى, أن → ان, على → علي …). Left out on purpose: أم ("or", but normalised it is
+// also ام "mother") and أية ("which", normalised also اية "verse").
+const ARABIC = `في من على إلى الى عن أن إن ان أو او ثم حتى إذا اذا إذ لو لولا كي لكي لكن لكنّ بل أما إما أنه أنها إنه إنها لأن لأنه كذلك لذلك هكذا
 هذا هذه ذلك تلك هؤلاء أولئك هنا هناك هنالك الذي التي الذين اللذان اللتان اللاتي اللواتي اللائي ما ماذا
-لماذا متى أين أي أية كيف كم لم لن لا ليس ليست ليسوا قد لقد كان كانت كانوا يكون تكون يكونون كن
+لماذا متى أين أي كيف كم لم لن لا ليس ليست ليسوا قد لقد كان كانت كانوا يكون تكون يكونون كن
 هو هي هم هن هما أنا نحن أنت أنتم أنتن أنتما إياه إياها إياهم
 مع عند عندما بين بعد قبل حول دون فوق تحت خلال ضد نحو لدى منذ مثل غير سوى
 كل بعض أيضا أيضًا فقط جدا أكثر أقل كما وكما بما مما عما فيما لما إنما أنما إلا الا
