@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { ZerdaError, type ScoredChunk } from '@zerda/types';
+import { ChunkFilter, contentHash, noiseReason } from './chunk-filter.js';
+import { ARABIC_PARAGRAPH, ENGLISH_PARAGRAPH, scored } from './__fixtures__/chunks.js';
+
+const filter = new ChunkFilter();
+const ids = (list: ScoredChunk[]) => list.map((item) => item.chunk.id);
+
+describe('ChunkFilter: exact duplicates', () => {
+  it('drops copies that differ only in case and whitespace, keeping the best-scored copy', () => {
+    const outcome = filter.filter([
+      scored('a', ENGLISH_PARAGRAPH, 0.4),
+      scored('b', ENGLISH_PARAGRAPH.toUpperCase().replace(/ /g, '   \n'), 0.9),
+      scored('c', ARABIC_PARAGRAPH, 0.5),
+    ]);
+    expect(ids(outcome.kept)).toEqual(['b', 'c']);
+    expect(outcome.dropped).toEqual([expect.objectContaining({ chunkId: 'a', reason: 'exact_duplicate', duplicateOf: 'b' })]);
+  });
+
+  it('treats Arabic spellings that differ in harakat, tatweel and alef/yeh variants as the same text', () => {
+    const plain = 'التعلم الالي هو فرع من الذكاء الاصطناعي يهتم ببناء انظمة تتعلم من البيانات علي مر الزمن';
+    const decorated = 'التَّعَلُّــمُ الآلِيُّ هو فرعٌ من الذّكاء الاصطناعي يهتم ببناء أنظمة تتعلم من البيانات على مرّ الزمن';
+    expect(contentHash(plain)).toBe(contentHash(decorated));
+    const outcome = filter.filter([scored('plain', plain, 0.7), scored('decorated', decorated, 0.7)]);
+    // Equal scores: the earlier candidate (the retriever's order) stays.
+    expect(ids(outcome.kept)).toEqual(['plain']);
+    expect(outcome.dropped[0]).toMatchObject({ chunkId: 'decorated', reason: 'exact_duplicate', duplicateOf: 'plain' });
+  });
+
+  it('can be switched off', () => {
+    const off = new ChunkFilter({ exactDuplicates: false, nearDuplicates: { enabled: false } });
+    expect(off.filter([scored('a', ENGLISH_PARAGRAPH), scored('b', ENGLISH_PARAGRAPH)]).kept).toHaveLength(2);
+  });
+});
+
+describe('ChunkFilter: near duplicates', () => {
+  const base =
+    'The keyword index stores a posting list for every analysed term. Each posting records the chunk and the term frequency, and the index keeps document lengths for BM25 normalisation across the whole corpus.';
+  const edited = base.replace('whole corpus', 'entire corpus');
+  const different =
+    'Vector stores keep embeddings in pages of Float32Array and answer nearest-neighbour queries by exact cosine similarity, with optional metadata filters applied before scoring.';
+
+  it('drops a lightly edited copy (English) and says which chunk it duplicates', () => {
+    const outcome = filter.filter([scored('original', base, 0.8), scored('edited', edited, 0.6), scored('other', different, 0.5)]);
+    expect(ids(outcome.kept)).toEqual(['original', 'other']);
+    expect(outcome.dropped).toHaveLength(1);
+    expect(outcome.dropped[0]).toMatchObject({ chunkId: 'edited', reason: 'near_duplicate', duplicateOf: 'original' });
+    expect(outcome.dropped[0]?.detail).toMatch(/Jaccard 0\.\d+ >= 0.8/);
+  });
+
+  it('keeps the better-scored of two near duplicates even when it comes later', () => {
+    const outcome = filter.filter([scored('edited', edited, 0.2), scored('original', base, 0.9)]);
+    expect(ids(outcome.kept)).toEqual(['original']);
+  });
+
+  it('detects Arabic near duplicates', () => {
+    const arabic =
+      'تخزن الفهارس النصية قائمة لكل مصطلح بعد التحليل، وتسجل كل قائمة المقطع وتكرار المصطلح فيه، ويحتفظ الفهرس بأطوال المستندات لتطبيع درجات BM25 عبر المجموعة كلها دون استثناء.';
+    const arabicEdited = arabic.replace('دون استثناء', 'بلا استثناء');
+    const outcome = filter.filter([scored('ar1', arabic, 0.5), scored('ar2', arabicEdited, 0.4), scored('ar3', ARABIC_PARAGRAPH, 0.3)]);
+    expect(ids(outcome.kept)).toEqual(['ar1', 'ar3']);
+    expect(outcome.dropped[0]).toMatchObject({ chunkId: 'ar2', reason: 'near_duplicate', duplicateOf: 'ar1' });
+  });
+
+  it('honours the threshold: a strict threshold keeps the edited copy', () => {
+    const strict = new ChunkFilter({ nearDuplicates: { threshold: 0.99 } });
+    expect(strict.filter([scored('original', base), scored('edited', edited)]).kept).toHaveLength(2);
+  });
+
+  it('is deterministic across instances and never compares a chunk with a dropped one', () => {
+    const chunks = [scored('x', base, 0.9), scored('y', edited, 0.5), scored('z', different, 0.1)];
+    expect(new ChunkFilter().filter(chunks)).toEqual(new ChunkFilter().filter(chunks));
+  });
+});
+
+describe('ChunkFilter: noise and bounds', () => {
+  it('drops link lists, number tables, punctuation and repeated characters', () => {
+    const outcome = filter.filter([
+      scored('urls', 'https://example.com/a/b/c https://example.org/x?y=1 www.example.net/path/to/page'),
+      scored('numbers', '12 34 56 78 90 12 34 56 78 90 12 34 56 78 90 12.5 33.3'),
+      scored('arabic-digits', '١٢ ٣٤ ٥٦ ٧٨ ٩٠ ١٢ ٣٤ ٥٦ ٧٨ ٩٠ ١٢ ٣٤ ٥٦'),
+      scored('punctuation', '---- **** ==== #### ---- **** ==== ####'),
+      scored('repeated', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa'),
+      scored('laughing', 'هههههههههههههههههههههههههههههههه'),
+      scored('prose', ENGLISH_PARAGRAPH),
+      scored('arabic-prose', ARABIC_PARAGRAPH),
+    ]);
+    expect(ids(outcome.kept)).toEqual(['prose', 'arabic-prose']);
+    const reasons = Object.fromEntries(outcome.dropped.map((drop) => [drop.chunkId, drop.detail ?? '']));
+    expect(reasons.urls).toMatch(/URLs/);
+    expect(reasons.numbers).toMatch(/letter ratio/);
+    expect(reasons['arabic-digits']).toMatch(/letter ratio/);
+    expect(reasons.punctuation).toMatch(/letter ratio/);
+    expect(reasons.repeated).toMatch(/repeated/);
+    expect(reasons.laughing).toMatch(/repeated/);
+    expect(outcome.dropped.every((drop) => drop.reason === 'noise')).toBe(true);
+  });
+
+  it('counts harakat as letter content, so vocalised Arabic is not noise', () => {
+    expect(noiseReason('بِسْمِ اللَّهِ الرَّحْمَٰنِ الرَّحِيمِ', 0.4)).toBeUndefined();
+  });
+
+  it('keeps prose that mentions a URL', () => {
+    expect(noiseReason(`${ENGLISH_PARAGRAPH} See https://example.com/docs for details.`, 0.4)).toBeUndefined();
+  });
+
+  it('applies length bounds in code points and the optional minimum score', () => {
+    const bounded = new ChunkFilter({ minLength: 10, maxLength: 60, minScore: 0.3 });
+    const outcome = bounded.filter([
+      scored('short', 'too short'),
+      scored('emoji', '😀😀😀 fine now 😀'),
+      scored('long', ENGLISH_PARAGRAPH),
+      scored('weak', 'A perfectly fine sentence here.', 0.1),
+      scored('good', 'A perfectly fine sentence there.', 0.5),
+    ]);
+    expect(ids(outcome.kept)).toEqual(['emoji', 'good']);
+    expect(outcome.dropped.map((drop) => [drop.chunkId, drop.reason])).toEqual([
+      ['short', 'too_short'],
+      ['long', 'too_long'],
+      ['weak', 'low_score'],
+    ]);
+  });
+
+  it('keeps kept chunks in input order and by identity', () => {
+    const input = [scored('b', ARABIC_PARAGRAPH, 0.1), scored('a', ENGLISH_PARAGRAPH, 0.9)];
+    const outcome = filter.filter(input);
+    expect(outcome.kept[0]).toBe(input[0]);
+    expect(outcome.kept[1]).toBe(input[1]);
+  });
+});
+
+describe('ChunkFilter: bad input', () => {
+  it('names the offending chunk for a NaN score', () => {
+    const chunks = [scored('a', ENGLISH_PARAGRAPH), { ...scored('b', ARABIC_PARAGRAPH), score: Number.NaN }];
+    expect(() => filter.filter(chunks)).toThrow(/chunks\[1\]\.score must be a finite number, got number NaN/);
+  });
+
+  it('rejects wrong types and unknown config keys', () => {
+    expect(() => filter.filter('nope' as never)).toThrow(ZerdaError);
+    expect(() => filter.filter([{ chunk: { id: 'x', docId: 'x', text: 5 }, score: 1, scores: {} }] as never)).toThrow(/chunks\[0\]\.chunk\.text must be a string/);
+    expect(() => new ChunkFilter({ nearDuplicate: {} } as never)).toThrow(/config.filter.nearDuplicate/);
+    expect(() => new ChunkFilter({ minLetterRatio: 2 })).toThrow(/config.filter.minLetterRatio/);
+  });
+
+  it('handles an empty list and arbitrary Unicode', () => {
+    expect(filter.filter([])).toEqual({ kept: [], dropped: [] });
+    const weird = ['', '\ud800\udc00\ud800', '\u200f\u200e\u200d', 'ـــــــــــــــــــــــ', '😀'.repeat(40)];
+    const outcome = filter.filter(weird.map((text, i) => scored(`w${i}`, text)));
+    expect(outcome.kept.length + outcome.dropped.length).toBe(weird.length);
+  });
+});
+
+describe('ChunkFilter: properties', () => {
+  const vocabulary = ['the', 'index', 'stores', 'terms', 'الفهرس', 'يخزن', 'المصطلحات', 'BM25', 'vector', 'cosine', 'بحث', 'نص', 'data', 'chunk'];
+  const sentence = fc.array(fc.constantFrom(...vocabulary), { minLength: 0, maxLength: 30 }).map((list) => list.join(' '));
+  const candidate = fc.record({
+    text: fc.oneof(sentence, fc.string({ maxLength: 60 })),
+    score: fc.double({ min: -5, max: 5, noNaN: true }),
+  });
+
+  it('is idempotent: filtering the kept chunks again keeps all of them', () => {
+    const configured = new ChunkFilter({ minLength: 5, nearDuplicates: { threshold: 0.6, permutations: 64 } });
+    fc.assert(
+      fc.property(fc.array(candidate, { maxLength: 40 }), (items) => {
+        const chunks = items.map((item, i) => scored(`c${i}`, item.text, item.score));
+        const first = configured.filter(chunks);
+        const second = configured.filter(first.kept);
+        expect(ids(second.kept)).toEqual(ids(first.kept));
+        expect(second.dropped).toEqual([]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('accounts for every candidate exactly once', () => {
+    fc.assert(
+      fc.property(fc.array(candidate, { maxLength: 40 }), (items) => {
+        const chunks = items.map((item, i) => scored(`c${i}`, item.text, item.score));
+        const outcome = filter.filter(chunks);
+        const all = [...ids(outcome.kept), ...outcome.dropped.map((drop) => drop.chunkId)].sort();
+        expect(all).toEqual(ids(chunks).sort());
+        for (const drop of outcome.dropped) if (drop.duplicateOf) expect(ids(outcome.kept)).toContain(drop.duplicateOf);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,0 +1,94 @@
+import { normalizeText, words } from '@zerda/text';
+
+/**
+ * A cue phrase, stored as the normalised word sequence it matches. Cue tables are written in
+ * ordinary spelling (with hamza, ى, harakat where natural) and normalised once here with the same
+ * function queries go through, so `أين`, `اين` and `أَيْنَ` are one cue.
+ */
+export interface Cue {
+  words: string[];
+  /** Only at the start of the query (after an optional leading conjunction), for ambiguous words such as Arabic `من` (“who” / “from”). */
+  start: boolean;
+}
+
+/** Builds cues from phrases; a leading `^` marks a start-only cue. */
+export function cues(phrases: readonly string[]): Cue[] {
+  return phrases.map((phrase) => {
+    const start = phrase.startsWith('^');
+    return { words: words(normalizeText(start ? phrase.slice(1) : phrase)), start };
+  });
+}
+
+/** Leading words that do not stop a start-only cue from counting as “at the start”. */
+const LEADERS = new Set(['and', 'so', 'but', 'then', 'also', 'و', 'ف', 'ثم', 'لكن']);
+/** Arabic conjunctions that attach to the next word (وكيف, فما). */
+const ATTACHED = ['و', 'ف'];
+
+function matchesAt(tokens: readonly string[], index: number, cue: Cue): boolean {
+  for (let k = 0; k < cue.words.length; k++) {
+    const token = tokens[index + k];
+    const expected = cue.words[k] as string;
+    if (token === undefined) return false;
+    if (token === expected) continue;
+    // The first word of an Arabic cue may carry an attached و / ف (e.g. وكيف, فما هو).
+    if (k === 0 && ATTACHED.some((prefix) => token === prefix + expected)) continue;
+    return false;
+  }
+  return true;
+}
+
+/** The first cue of `list` found in the normalised `tokens`, or undefined. */
+export function findCue(tokens: readonly string[], list: readonly Cue[]): Cue | undefined {
+  let first = 0;
+  while (first < tokens.length - 1 && LEADERS.has(tokens[first] as string)) first++;
+  for (const cue of list) {
+    if (cue.words.length === 0) continue;
+    if (cue.start) {
+      if (matchesAt(tokens, first, cue)) return cue;
+      continue;
+    }
+    for (let i = 0; i + cue.words.length <= tokens.length; i++) {
+      if (matchesAt(tokens, i, cue)) return cue;
+    }
+  }
+  return undefined;
+}
+
+/** Counts the occurrences of single-word cues in `tokens`. */
+export function countWords(tokens: readonly string[], set: ReadonlySet<string>): number {
+  let count = 0;
+  for (const token of tokens) if (set.has(token)) count++;
+  return count;
+}
+
+export const COMPARISON_CUES = cues([
+  'compare', 'compared', 'comparing', 'comparison', 'versus', 'vs', 'difference', 'differences', 'differ',
+  'better than', 'worse than', 'which is better', 'pros and cons', 'similarities', 'contrast',
+  'قارن', 'قارني', 'مقارنة', 'المقارنة', 'بالمقارنة', 'الفرق', 'الفروق', 'فرق', 'أفضل', 'مقابل', 'أيهما', 'الاختلاف', 'الاختلافات',
+]);
+
+export const HOW_TO_CUES = cues([
+  'how to', 'how do', 'how does', 'how can', 'how should', 'steps', 'step by step', 'tutorial',
+  'كيف', 'كيفية', 'طريقة', 'طريقه', 'خطوات', 'الخطوات',
+]);
+
+export const LIST_CUES = cues([
+  'list', 'examples', 'examples of', 'types of', 'kinds of', 'categories of', 'what are some', 'name some', 'enumerate',
+  'اذكر', '^عدد', '^عدّد', 'أنواع', 'انواع', 'أمثلة', 'امثلة', 'قائمة', 'أصناف',
+]);
+
+export const DEFINITION_CUES = cues([
+  'what is', 'what are', "what's", 'define', 'definition', 'meaning of', 'what does', 'stands for',
+  'ما هو', 'ما هي', 'ماهو', 'ماهي', 'ما معنى', 'ما المقصود', 'عرف', 'عرّف', 'تعريف', 'ما مفهوم', 'مفهوم',
+]);
+
+export const FACTUAL_CUES = cues([
+  'how many', 'how much', 'how long', 'how old', 'what year', 'what time',
+  '^who', '^whom', '^whose', '^when', '^where', '^which', '^why', '^what', '^is', '^are', '^does', '^did', '^can',
+  '^من', 'متى', 'أين', 'كم', '^هل', 'لماذا', 'ماذا', '^لم', '^أي',
+]);
+
+/** Standalone conjunctions that join clauses (English and Arabic, normalised). */
+export const CONJUNCTIONS: ReadonlySet<string> = new Set(
+  ['and', 'or', 'but', 'then', 'whereas', 'while', 'و', 'أو', 'او', 'لكن', 'ولكن', 'ثم', 'بل', 'بينما'].map((word) => normalizeText(word)),
+);

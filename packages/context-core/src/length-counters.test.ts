@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import * as text from '@zerda/text';
+import { charCounter, toLengthCounter, tokenCounter, wordCounter } from './length-counters.js';
+
+// Building an encoder parses its rank table once per process (about a second on an idle machine,
+// several on a loaded one); later counts are fast. The timeout covers that one-time cost.
+describe('length counters', { timeout: 60_000 }, () => {
+  it('re-exports the character and word counters of @zerda/text (one implementation)', () => {
+    expect(charCounter).toBe(text.charCounter);
+    expect(wordCounter).toBe(text.wordCounter);
+    expect(charCounter('😀ab')).toBe(3);
+    expect(wordCounter('التعلم الآلي، and more')).toBe(4);
+  });
+
+  it('counts cl100k_base and o200k_base tokens offline (known counts)', () => {
+    const cl100k = tokenCounter('cl100k_base');
+    const o200k = tokenCounter('o200k_base');
+    expect(cl100k.unit).toBe('tokens');
+    expect(cl100k.counterName).toBe('cl100k_base');
+    expect(cl100k('hello world')).toBe(2);
+    expect(cl100k('')).toBe(0);
+    // o200k has far more Arabic merges than cl100k.
+    const arabic = 'التعلم الآلي هو فرع من الذكاء الاصطناعي';
+    expect(o200k(arabic)).toBeLessThan(cl100k(arabic));
+    expect(o200k(arabic)).toBeGreaterThan(3);
+  });
+
+  it('counts special-token text as ordinary text instead of throwing', () => {
+    const counter = tokenCounter();
+    expect(counter('<|endoftext|>')).toBeGreaterThan(1);
+    expect(() => counter('\ud800 lone surrogate')).not.toThrow();
+  });
+
+  it('memoizes consistently, including past the cache size', () => {
+    const counter = tokenCounter('cl100k_base', { cacheSize: 2 });
+    const inputs = ['alpha beta', 'جملة عربية', 'gamma', 'alpha beta', 'جملة عربية'];
+    const fresh = tokenCounter('cl100k_base', { cacheSize: 0 });
+    for (const input of inputs) expect(counter(input)).toBe(fresh(input));
+  });
+
+  it('toLengthCounter accepts names and any function, and guards foreign results', () => {
+    expect(toLengthCounter()).toBe(charCounter);
+    expect(toLengthCounter('chars')).toBe(charCounter);
+    expect(toLengthCounter('words')).toBe(wordCounter);
+    expect(toLengthCounter('tokens')('hello world')).toBe(2);
+    expect(toLengthCounter('o200k_base').counterName).toBe('o200k_base');
+    const own = tokenCounter();
+    expect(toLengthCounter(own)).toBe(own);
+    const bytes = toLengthCounter(function utf8Bytes(input: string) {
+      return Buffer.byteLength(input);
+    });
+    expect(bytes('ب')).toBe(2);
+    expect(bytes.unit).toBe('units');
+    expect(bytes.counterName).toBe('utf8Bytes');
+    const broken = toLengthCounter(() => Number.NaN);
+    expect(() => broken('x')).toThrow(/must be a finite number >= 0, got number NaN/);
+  });
+
+  it('rejects bad input naming the field', () => {
+    expect(() => tokenCounter('p50k_base' as never)).toThrow(/encoding must be one of cl100k_base, o200k_base/);
+    expect(() => tokenCounter('cl100k_base', { cacheSize: -1 })).toThrow(/options.cacheSize/);
+    expect(() => tokenCounter('cl100k_base', { size: 1 } as never)).toThrow(/options.size/);
+    expect(() => tokenCounter()(5 as never)).toThrow(/text must be a string, got number 5/);
+    expect(() => toLengthCounter('bytes' as never)).toThrow(/counter must be/);
+    expect(() => toLengthCounter(5 as never)).toThrow(/counter must be/);
+  });
+});

@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest';
+import { Analyzer } from '@zerda/text';
+import { ZerdaError } from '@zerda/types';
+import { QueryAnalyzer } from './query-analyzer.js';
+
+const analyzer = new QueryAnalyzer();
+
+describe('QueryAnalyzer: language and keywords', () => {
+  it('detects English, Arabic and mixed queries with their script mix', () => {
+    const english = analyzer.analyze('What is retrieval augmented generation?');
+    expect(english.language).toBe('en');
+    expect(english.scriptMix.latin).toBe(1);
+    const arabic = analyzer.analyze('ما هو التعلم الآلي؟');
+    expect(arabic.language).toBe('ar');
+    expect(arabic.scriptMix.arabic).toBe(1);
+    const mixed = analyzer.analyze('كيف أستخدم BM25 retrieval في zerda');
+    expect(mixed.scriptMix.arabic).toBeGreaterThan(0);
+    expect(mixed.scriptMix.latin).toBeGreaterThan(0);
+  });
+
+  it('extracts analysed keywords without stopwords, unique, in query order, in both languages', () => {
+    const analysis = analyzer.analyze('What are the libraries and the libraries of Arabic stemming?');
+    expect(analysis.keywords).not.toContain('what');
+    expect(analysis.keywords).not.toContain('the');
+    expect(new Set(analysis.keywords).size).toBe(analysis.keywords.length);
+    expect(analysis.keywords).toEqual(new Analyzer().analyze('libraries Arabic stemming').filter((k, i, all) => all.indexOf(k) === i));
+
+    const arabic = analyzer.analyze('ما هي المكتبات في المكتبة؟');
+    expect(arabic.keywords).not.toContain('ما');
+    expect(arabic.keywords).not.toContain('في');
+    expect(arabic.keywords.length).toBeGreaterThan(0);
+  });
+
+  it('normalises Arabic keywords: harakat, tatweel and alef variants give the same keywords', () => {
+    const plain = analyzer.analyze('ما هو التعلم الآلي؟').keywords;
+    const decorated = analyzer.analyze('مَا هُوَ التَّعَلُّــمُ الآلِيُّ؟').keywords;
+    expect(decorated).toEqual(plain);
+  });
+
+  it('keeps the literal query and the effective query apart (defect 4)', () => {
+    const analysis = analyzer.analyze('and its price? [context: hnswlib index]', { literalQuery: 'and its price?' });
+    expect(analysis.query).toBe('and its price?');
+    expect(analysis.effectiveQuery).toBe('and its price? [context: hnswlib index]');
+    // Keywords come from the effective query: the history words drive retrieval.
+    expect(analysis.keywords.some((keyword) => keyword.startsWith('hnsw'))).toBe(true);
+    // Complexity and intent describe what was literally asked.
+    expect(analysis.complexity).toBe('simple');
+  });
+
+  it('defaults the literal query to the effective query', () => {
+    const analysis = analyzer.analyze('What is BM25?');
+    expect(analysis.query).toBe('What is BM25?');
+    expect(analysis.effectiveQuery).toBe('What is BM25?');
+  });
+});
+
+describe('QueryAnalyzer: intent', () => {
+  const cases: Array<[string, string]> = [
+    ['What is retrieval augmented generation?', 'definition'],
+    ['Define tokenization', 'definition'],
+    ['ما هو التعلم الآلي؟', 'definition'],
+    ['ما هي الشبكات العصبية؟', 'definition'],
+    ['ما معنى الاسترجاع؟', 'definition'],
+    ['عرّف الخوارزمية', 'definition'],
+    ['How to install zerda?', 'how-to'],
+    ['How do I configure the cache?', 'how-to'],
+    ['What are the steps to build an index?', 'how-to'],
+    ['كيف أثبت المكتبة؟', 'how-to'],
+    ['وكيف أضبط الذاكرة؟', 'how-to'],
+    ['ما هي خطوات بناء الفهرس؟', 'how-to'],
+    ['Compare BM25 and dense retrieval', 'comparison'],
+    ['What is the difference between HNSW and IVF?', 'comparison'],
+    ['Python vs Java for search', 'comparison'],
+    ['قارن بين البحث الدلالي والبحث النصي', 'comparison'],
+    ['ما الفرق بين الفهرس والمتجه؟', 'comparison'],
+    ['أيهما أفضل للبحث العربي؟', 'comparison'],
+    ['Who wrote the Canon of Medicine?', 'factual'],
+    ['When was the library founded?', 'factual'],
+    ['How many languages are supported?', 'factual'],
+    ['من ألف كتاب القانون في الطب؟', 'factual'],
+    ['متى تأسست الجامعة؟', 'factual'],
+    ['أين تقع المكتبة؟', 'factual'],
+    ['كم عدد اللغات المدعومة؟', 'factual'],
+    ['هل يدعم النظام العربية؟', 'factual'],
+    ['لماذا تفشل الفهرسة؟', 'factual'],
+    ['List the supported vector stores', 'list'],
+    ['Give examples of chunkers', 'list'],
+    ['What are some types of embeddings?', 'list'],
+    ['اذكر أنواع الشبكات العصبية', 'list'],
+    ['عدد أمثلة على المكتبات', 'list'],
+    ['ما هي أنواع الفهارس؟', 'list'],
+    ['vector databases', 'other'],
+    ['الطقس اليوم', 'other'],
+  ];
+  it.each(cases)('%s → %s', (query, intent) => {
+    expect(analyzer.analyze(query).intent).toBe(intent);
+  });
+
+  it('does not read the preposition من (“from”) inside a sentence as “who”', () => {
+    expect(analyzer.analyze('نقل البيانات من الخادم').intent).toBe('other');
+  });
+});
+
+describe('QueryAnalyzer: complexity and suggestions', () => {
+  it('short single questions are simple, with the simple budget and chunk count', () => {
+    const analysis = analyzer.analyze('What is BM25?');
+    expect(analysis.complexity).toBe('simple');
+    expect(analysis.suggestedBudget).toBe(1500);
+    expect(analysis.suggestedChunks).toBe(3);
+    expect(analyzer.analyze('ما هو التعلم الآلي؟').complexity).toBe('simple');
+  });
+
+  it('length alone makes a query moderate, then complex', () => {
+    const moderate = analyzer.analyze('Explain how the keyword index stores postings for each analysed term');
+    expect(moderate.complexity).toBe('moderate');
+    const long = Array.from({ length: 22 }, (_, i) => `word${i}`).join(' ');
+    expect(analyzer.analyze(long).complexity).toBe('complex');
+  });
+
+  it('conjunctions, several questions and comparison cues raise complexity (English and Arabic)', () => {
+    expect(analyzer.analyze('What is BM25 and why?').complexity).toBe('moderate');
+    expect(analyzer.analyze('Compare BM25 and dense retrieval').complexity).toBe('complex');
+    expect(analyzer.analyze('What is HNSW? What is IVF?').complexity).toBe('moderate');
+    expect(analyzer.analyze('ما هو الفهرس؟ وما هو المتجه؟').complexity).not.toBe('simple');
+    expect(analyzer.analyze('قارن بين الفهرس والمتجه').complexity).toBe('complex');
+    expect(analyzer.analyze('python vs java').complexity).toBe('moderate');
+  });
+
+  it('exposes the signals behind the verdicts', () => {
+    const { signals } = analyzer.analyzeDetailed('ما الفرق بين البحث الدلالي، والبحث النصي، والبحث الهجين؟ وأيهما أسرع؟');
+    expect(signals.questions).toBe(2);
+    expect(signals.clauseSeparators).toBe(2);
+    expect(signals.comparison).toBe(true);
+    expect(signals.conjunctions).toBeGreaterThan(0);
+  });
+
+  it('takes budgets, chunk counts and word thresholds from config', () => {
+    const custom = new QueryAnalyzer({ budgets: { simple: 100, complex: 900 }, chunks: { moderate: 7 }, moderateWords: 3, complexWords: 6 });
+    const simple = custom.analyze('BM25?');
+    expect(simple.suggestedBudget).toBe(100);
+    const moderate = custom.analyze('what is bm25 ranking');
+    expect(moderate.complexity).toBe('moderate');
+    expect(moderate.suggestedChunks).toBe(7);
+    expect(moderate.suggestedBudget).toBe(3000);
+    expect(custom.analyze('one two three four five six').suggestedBudget).toBe(900);
+  });
+});
+
+describe('QueryAnalyzer: bad input', () => {
+  it('rejects non-string queries naming the parameter', () => {
+    expect(() => analyzer.analyze(5 as unknown as string)).toThrow(/effectiveQuery must be a string, got number 5/);
+    expect(() => analyzer.analyze('x', { literalQuery: null as unknown as string })).toThrow(/options.literalQuery must be a string/);
+    expect(() => analyzer.analyze('x', { literal: 'x' } as never)).toThrow(/options.literal/);
+  });
+
+  it('rejects unknown and out-of-range config with ZERDA_INVALID_CONFIG naming the field', () => {
+    expect(() => new QueryAnalyzer({ budget: {} } as never)).toThrow(/config.analyzer.budget/);
+    try {
+      new QueryAnalyzer({ budgets: { simple: -1 } });
+      expect.unreachable();
+    } catch (error) {
+      expect(ZerdaError.isInstance(error)).toBe(true);
+      expect((error as ZerdaError).code).toBe('ZERDA_INVALID_CONFIG');
+      expect((error as ZerdaError).message).toMatch(/config.analyzer.budgets.simple/);
+    }
+  });
+
+  it('never throws on arbitrary Unicode', () => {
+    for (const query of ['', '   ', '😀🚀', '\u200f\u200e', '\ud800', 'ـــــ', '؟؟؟', 'word '.repeat(50_000), 'كلمة '.repeat(50_000)]) {
+      const analysis = analyzer.analyze(query);
+      expect(analysis.query).toBe(query);
+      expect(['simple', 'moderate', 'complex']).toContain(analysis.complexity);
+    }
+  });
+});
