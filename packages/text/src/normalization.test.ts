@@ -66,6 +66,11 @@ describe('normalizeText', () => {
   it('keeps line structure', () => {
     expect(normalizeText('A\nB')).toBe('a\nb');
   });
+  it('is idempotent when a removal joins lone surrogates into a letter', () => {
+    const once = normalizeText('\uD835\u0653\uDCD0');
+    expect(once).toBe('a');
+    expect(normalizeText(once)).toBe(once);
+  });
   it('is idempotent on mixed text', () => {
     const once = normalizeText('أَهْلاً World ٣ ﻷ ǅ İ');
     expect(normalizeText(once)).toBe(once);

@@ -105,17 +105,34 @@ const SIMPLE_ARABIC = /^[\x00-\x7F\u060C\u061B\u061F\u0621-\u065F\u0660-\u0669\u
 // Format characters: bidi controls and marks, zero-width (non-)joiners and spaces, soft hyphen,
 // BOM, Arabic letter mark, tag characters. Invisible, so they must not make two spellings differ.
 const FORMAT_CHARACTERS = /\p{Cf}/gu;
+const NEEDS_FIXPOINT_CHECK = /[\uD800-\uDFFF\p{M}\p{Cf}]/u;
+
+function normalizeOnce(text: string, tehMarbuta: boolean, hamzaSeats: boolean): string {
+  const composed = text.normalize('NFKC');
+  const visible = composed.replace(FORMAT_CHARACTERS, '').toLowerCase();
+  const arabic = normalizeArabicResolved(visible, tehMarbuta, hamzaSeats);
+  // Removing marks and format characters can bring a base letter next to a combining mark it was
+  // separated from; composing once more keeps the common case idempotent in one pass.
+  return foldDigitsUnchecked(arabic).normalize('NFKC');
+}
 
 /** Internal: normalizeText on validated options. */
 export function normalizeTextResolved(text: string, tehMarbuta: boolean, hamzaSeats: boolean): string {
   if (ASCII_ONLY.test(text)) return text.toLowerCase();
   if (SIMPLE_ARABIC.test(text)) return foldDigitsUnchecked(normalizeArabicResolved(text.toLowerCase(), tehMarbuta, hamzaSeats));
-  let result = text.normalize('NFKC').replace(FORMAT_CHARACTERS, '').toLowerCase();
-  result = normalizeArabicResolved(result, tehMarbuta, hamzaSeats);
-  result = foldDigitsUnchecked(result);
-  // Removing marks and format characters can bring a base letter next to a combining mark it was
-  // separated from; composing once more keeps the function idempotent.
-  return result.normalize('NFKC');
+  let result = normalizeOnce(text, tehMarbuta, hamzaSeats);
+  // Rare inputs need another pass: removing a mark or format character can join two lone
+  // surrogates into a letter that NFKC and lower-casing then change ("\uD835" + U+0653 +
+  // "\uDCD0" → 𝓐 → A → a). Only input with surrogates, marks or format characters can be
+  // affected, so other text is not checked.
+  if (NEEDS_FIXPOINT_CHECK.test(text)) {
+    for (let pass = 0; pass < 4; pass++) {
+      const again = normalizeOnce(result, tehMarbuta, hamzaSeats);
+      if (again === result) break;
+      result = again;
+    }
+  }
+  return result;
 }
 
 /**
