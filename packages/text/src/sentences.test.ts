@@ -29,6 +29,9 @@ describe('splitSentences', () => {
   });
   it('keeps closing quotes with the sentence', () => {
     expect(texts('He said "stop." Then left.')).toEqual(['He said "stop."', 'Then left.']);
+    expect(texts('"Stop!" he said. Then he left.')).toEqual(['"Stop!" he said.', 'Then he left.']);
+    // Arabic has no letter case to tell a continuation, so a quoted exclamation ends the sentence.
+    expect(texts('قال «توقف!» ثم ذهب.')).toEqual(['قال «توقف!»', 'ثم ذهب.']);
   });
   it('returns offsets that slice the input', () => {
     const text = '  First one.   Second… third? ';

@@ -64,6 +64,8 @@ export function splitSentences(text: string): Sentence[] {
     if (terminators === '.' && isAbbreviationDot(text, match.index)) continue;
     // "wait... what", "so… then": an ellipsis followed by lower case continues the sentence.
     if (terminators !== undefined && terminators !== '.' && ELLIPSIS.test(terminators) && LOWERCASE_START.test(text.slice(match.index + match[0].length, match.index + match[0].length + 2))) continue;
+    // '"Stop!" he said.': a quoted exclamation or question followed by lower case continues the sentence.
+    if (terminators !== undefined && match[0].length > terminators.length && LOWERCASE_START.test(text.slice(match.index + match[0].length, match.index + match[0].length + 2))) continue;
     const end = match.index + match[0].length;
     pushTrimmed(text, start, end, sentences);
     start = end;
