@@ -1,0 +1,62 @@
+import { invalidArgument } from '@zerda/types';
+import type { LengthCounter } from '@zerda/types';
+import { arrangePassages, type Candidate, type FittedChunk, type Ordering } from './passages.js';
+import type { BuiltInTemplateContext, ComposerPassage, ResolvedTemplate } from './templates.js';
+
+/** Everything one `compose()` call renders and measures with. */
+export interface CompositionSetup {
+  candidates: Candidate[];
+  budget: number;
+  counter: LengthCounter;
+  template: ResolvedTemplate;
+  templateContext: BuiltInTemplateContext;
+  ordering: Ordering;
+  gapMarker: string;
+  /** Characters a cut chunk must keep to be worth including. */
+  minChunkLength: number;
+}
+
+/** A rendered context and the passages it was rendered from. */
+export interface Rendering {
+  context: string;
+  passages: ComposerPassage[];
+}
+
+/**
+ * The measuring tape of one composition: renders any choice of fitted chunks with the real template
+ * and ordering, and measures the whole string with the caller's counter. Fitting decisions are made
+ * against these exact measurements, so headers, separators, footers and a counter that is not
+ * additive (tokens) are all accounted for.
+ */
+export class Composition {
+  readonly setup: CompositionSetup;
+  readonly #passageTexts = new WeakMap<Candidate, Map<string, string>>();
+
+  constructor(setup: CompositionSetup) {
+    this.setup = setup;
+  }
+
+  /** The counter's value for `text`, checked: a counter must return a number (NaN is refused). */
+  measure(text: string): number {
+    const value: unknown = this.setup.counter(text);
+    if (typeof value !== 'number' || Number.isNaN(value)) {
+      throw invalidArgument('options.counter', 'a function returning a number (the length of its argument)', value);
+    }
+    return value;
+  }
+
+  render(fitted: readonly FittedChunk[]): Rendering {
+    if (fitted.length === 0) return { context: '', passages: [] };
+    const passages = arrangePassages(fitted, this.setup.ordering, this.setup.gapMarker, this.#passageTexts);
+    const context: unknown = this.setup.template.render(passages, this.setup.templateContext);
+    if (typeof context !== 'string') {
+      throw invalidArgument('options.template', 'a template returning a string', context);
+    }
+    return { context, passages };
+  }
+
+  /** True when the rendered context of `fitted` is within the budget. */
+  fits(fitted: readonly FittedChunk[]): boolean {
+    return this.measure(this.render(fitted).context) <= this.setup.budget;
+  }
+}
