@@ -1,0 +1,533 @@
+import {
+  AdaptiveLearningSystem,
+  ChunkFilter,
+  ComplexityBasedAllocation,
+  CompositeRanker,
+  ContextCache,
+  ContextGuard,
+  ConversationHistory,
+  EqualBudgetAllocation,
+  QueryAnalyzer,
+  warningToString,
+} from '@zerda/context-core';
+import { SmartContextComposer } from '@zerda/composer';
+import { HybridRetriever, KeywordRetriever, VectorRetriever } from '@zerda/retriever';
+import { charCounter } from '@zerda/text';
+import {
+  type BudgetAllocator,
+  type ChunkFilter as ChunkFilterContract,
+  type ChunkRanker,
+  type Chunker,
+  type ContextComposer,
+  type ContextEngineConfig,
+  type ContextGuard as ContextGuardContract,
+  type ContextResult,
+  type DocumentChunk,
+  type EmbedFunction,
+  type Embedder,
+  type LengthCounter,
+  type Logger,
+  type MetadataFilter,
+  type QueryAnalysis,
+  type QueryAnalyzer as QueryAnalyzerContract,
+  type Retriever,
+  type ScoredChunk,
+  type SourceQualityMap,
+  type StageTimings,
+  type UsedChunk,
+  invalidArgument,
+  matchesFilter,
+  parseMetadataFilter,
+  parseOrThrow,
+  resolveConfig,
+  toDocumentChunk,
+  toDocumentChunks,
+  ZerdaError,
+} from '@zerda/types';
+import {
+  type ContextEngineOptions,
+  type IndexDocumentsOptions,
+  type IndexOptions,
+  type RunMultiOptions,
+  type RunOptions,
+  indexOptionsSchema,
+  runMultiOptionsSchema,
+  runOptionsSchema,
+} from './options.js';
+import { queryHeader } from './headers.js';
+
+const now = (): number => performance.now();
+const round = (ms: number): number => Math.round(ms * 1000) / 1000;
+
+function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string') throw invalidArgument(field, 'a string', value);
+  return value;
+}
+
+/**
+ * The context engine: one `run()` call turns a query and an indexed corpus into a budgeted,
+ * checked context plus diagnostics for every chunk. Every stage is a replaceable strategy.
+ *
+ * State (cache, conversation history, adaptive statistics, corpus generation) is only mutated in
+ * synchronous sections, so concurrent `await engine.run()` calls on one engine are safe.
+ */
+export class ContextEngine {
+  readonly config: ContextEngineConfig;
+  protected readonly analyzer: QueryAnalyzerContract;
+  protected chunkFilter: ChunkFilterContract;
+  protected ranker: ChunkRanker;
+  protected composer: ContextComposer;
+  protected readonly guard: ContextGuardContract;
+  protected readonly budgetAllocator: BudgetAllocator | undefined;
+  protected readonly counter: LengthCounter;
+  protected readonly logger: Logger | undefined;
+  protected readonly cache: ContextCache<ContextResult> | undefined;
+  protected history: ConversationHistory | undefined;
+  protected readonly adaptive: AdaptiveLearningSystem | undefined;
+  protected retriever: Retriever | undefined;
+  private readonly injectedRetriever: boolean;
+  private readonly defaultEmbedder: Embedder | EmbedFunction | undefined;
+  private sourceQualityMap: SourceQualityMap = {};
+  /** Bumped on every change to the corpus; part of every cache key. */
+  private generation = 0;
+  private corpusSize = 0;
+
+  constructor(options: ContextEngineOptions = {}) {
+    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
+    this.config = resolveConfig(options.config ?? {});
+    const config = this.config;
+    this.analyzer = options.queryAnalyzer ?? new QueryAnalyzer(config.analyzer);
+    this.chunkFilter = options.chunkFilter ?? new ChunkFilter(config.filter);
+    this.ranker = options.ranker ?? new CompositeRanker(config.ranking);
+    this.composer = options.composer ?? new SmartContextComposer(config.composer);
+    this.guard = options.guard ?? new ContextGuard(config.guard);
+    this.budgetAllocator = options.budgetAllocator;
+    if (options.lengthCounter !== undefined && typeof options.lengthCounter !== 'function') {
+      throw invalidArgument('options.lengthCounter', 'a function (text: string) => number', options.lengthCounter);
+    }
+    this.counter = options.lengthCounter ?? charCounter;
+    this.logger = options.logger;
+    this.cache = config.cache.enabled ? new ContextCache<ContextResult>(config.cache) : undefined;
+    this.history = config.multiTurn.enabled ? new ConversationHistory(config.multiTurn) : undefined;
+    this.adaptive = config.adaptive.enabled ? new AdaptiveLearningSystem(config.adaptive) : undefined;
+    this.retriever = options.retriever;
+    this.injectedRetriever = options.retriever !== undefined;
+    this.defaultEmbedder = options.embedder;
+    this.log('info', { event: 'ready', template: config.composer.template }, 'ContextEngine: ready');
+  }
+
+  // ---------------------------------------------------------------- indexing
+
+  /**
+   * Replaces the corpus with `chunks` and returns the engine (chainable: `(await engine.index(c)).run(q)`).
+   *
+   * With an injected retriever, the chunks go to its `index()` and nothing else is built or embedded.
+   * Otherwise the engine builds a BM25 keyword index and, when a vector source is given, a vector
+   * retriever, fused by a HybridRetriever. Vector precedence: `vectorDb` (chunks added to it unless
+   * `addToVectorDb: false`), then `vectorStoreAdapter`, then `embedder` (into the in-memory store).
+   * Passing both a `vectorDb` and an `embedder` uses the `vectorDb` for storage and the embedder for
+   * chunks without embeddings and for queries, and logs which one stores the vectors.
+   *
+   * All new indexes are built before the old ones are replaced: a failure leaves the previous corpus
+   * intact. An empty list logs a warning and changes nothing.
+   */
+  async index(chunks: unknown, options: IndexOptions = {}): Promise<this> {
+    const parsed = parseOrThrow(indexOptionsSchema, options, 'options') ?? {};
+    if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of chunks', chunks);
+    if (chunks.length === 0) {
+      this.log('warn', { event: 'index_empty' }, 'ContextEngine.index: empty chunk list, nothing indexed');
+      return this;
+    }
+    const documentChunks = toDocumentChunks(chunks, 'chunks');
+    const sourceQualityMap = (parsed.sourceQualityMap ?? options.sourceQualityMap ?? this.sourceQualityMap) as SourceQualityMap;
+
+    if (this.injectedRetriever && this.retriever) {
+      // Defect 2 of the spec: never build (or embed into) retrievers that would be discarded.
+      if (typeof this.retriever.index === 'function') await this.retriever.index(documentChunks);
+      this.commitCorpus(documentChunks.length, sourceQualityMap);
+      return this;
+    }
+
+    const retriever = await this.buildRetriever(documentChunks, options);
+    this.retriever = retriever;
+    this.commitCorpus(documentChunks.length, sourceQualityMap);
+    return this;
+  }
+
+  /**
+   * Chunks raw texts with any zerda chunker (or one with the legacy `chunk(text, docId)` form) and
+   * indexes the result. Default ids are `doc_${i}`, default sources the ids.
+   */
+  async indexDocuments(texts: unknown, chunker: Chunker, options: IndexDocumentsOptions = {}): Promise<this> {
+    parseOrThrow(indexOptionsSchema, options, 'options');
+    if (!Array.isArray(texts)) throw invalidArgument('texts', 'an array of strings', texts);
+    if (!chunker || typeof chunker.chunk !== 'function') throw invalidArgument('chunker', 'an object with a chunk(text, options) method', chunker);
+    if (texts.length === 0) {
+      this.log('warn', { event: 'index_empty' }, 'ContextEngine.indexDocuments: empty text list, nothing indexed');
+      return this;
+    }
+    const { docIds, sources, ...indexOptions } = options;
+    if (docIds && docIds.length !== texts.length) throw invalidArgument('options.docIds', `an array of ${texts.length} ids (one per text)`, docIds);
+    if (sources && sources.length !== texts.length) throw invalidArgument('options.sources', `an array of ${texts.length} sources (one per text)`, sources);
+    const all: DocumentChunk[] = [];
+    for (let i = 0; i < texts.length; i++) {
+      const text = requireString(texts[i], `texts[${i}]`);
+      const docId = docIds?.[i] ?? `doc_${i}`;
+      const source = sources?.[i] ?? docId;
+      let produced = await callChunker(chunker, text, docId, source);
+      for (const chunk of produced) all.push(chunk.source ? chunk : { ...chunk, source });
+    }
+    this.log('info', { event: 'documents_chunked', texts: texts.length, chunks: all.length, chunker: chunker.constructor?.name }, 'ContextEngine.indexDocuments: chunked');
+    return this.index(all, indexOptions);
+  }
+
+  /** Adds (or updates, by id) chunks without rebuilding the index. */
+  async add(chunks: unknown): Promise<this> {
+    if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of chunks', chunks);
+    const documentChunks = toDocumentChunks(chunks, 'chunks');
+    if (documentChunks.length === 0) return this;
+    if (!this.retriever) return this.index(documentChunks);
+    if (typeof this.retriever.add !== 'function') {
+      throw new ZerdaError('ZERDA_UNSUPPORTED', { operation: 'add', component: this.retriever.name ?? 'the retriever' });
+    }
+    await this.retriever.add(documentChunks);
+    this.commitCorpus(this.corpusSize + documentChunks.length, this.sourceQualityMap);
+    return this;
+  }
+
+  /** Removes every chunk of the given documents. */
+  async remove(docIds: unknown): Promise<this> {
+    if (!Array.isArray(docIds) || docIds.some((id) => typeof id !== 'string')) throw invalidArgument('docIds', 'an array of document ids (strings)', docIds);
+    if (!this.retriever || docIds.length === 0) return this;
+    if (typeof this.retriever.remove !== 'function') {
+      throw new ZerdaError('ZERDA_UNSUPPORTED', { operation: 'remove', component: this.retriever.name ?? 'the retriever' });
+    }
+    await this.retriever.remove(docIds as string[]);
+    const size = typeof this.retriever.size === 'function' ? await this.retriever.size() : this.corpusSize;
+    this.commitCorpus(size, this.sourceQualityMap);
+    return this;
+  }
+
+  private commitCorpus(size: number, sourceQualityMap: SourceQualityMap): void {
+    this.corpusSize = size;
+    this.sourceQualityMap = sourceQualityMap;
+    this.generation += 1;
+    this.log('info', { event: 'indexed', chunks: size, generation: this.generation }, `ContextEngine: indexed ${size} chunks`);
+  }
+
+  private async buildRetriever(chunks: DocumentChunk[], options: IndexOptions): Promise<Retriever> {
+    const retrievalConfig = this.config.retrieval;
+    const keyword = new KeywordRetriever({ k1: retrievalConfig.bm25.k1, b: retrievalConfig.bm25.b, titleWeight: retrievalConfig.bm25.titleWeight });
+    // The in-memory retrievers are validated and built completely before anything is swapped in.
+    const embedder = options.embedder ?? this.defaultEmbedder;
+    let vector: VectorRetriever | undefined;
+    if (options.vectorDb) {
+      if (options.embedder) {
+        this.log('warn', { event: 'embedder_and_vector_db', store: options.vectorDb.name }, `ContextEngine.index: both embedder and vectorDb given; vectors are stored in ${options.vectorDb.name}, the embedder embeds queries and chunks that carry no embedding`);
+      }
+      vector = new VectorRetriever({ store: options.vectorDb, embedder, addToStore: options.addToVectorDb ?? true });
+    } else if (options.vectorStoreAdapter) {
+      vector = VectorRetriever.fromLangChain(options.vectorStoreAdapter as never, { embedder });
+    } else if (embedder) {
+      vector = new VectorRetriever({ embedder });
+    }
+    const indexOptions = { batchSize: options.batchSize, onProgress: options.onProgress };
+    await keyword.index(chunks);
+    if (vector) await vector.index(chunks, indexOptions);
+    if (!vector) return keyword;
+    return new HybridRetriever({ retrievers: [vector, keyword], config: retrievalConfig });
+  }
+
+  // ---------------------------------------------------------------- running
+
+  /** Runs the whole pipeline for one query. See the package README for every stage. */
+  async run(query: unknown, options: RunOptions = {}): Promise<ContextResult> {
+    const started = now();
+    const literal = requireString(query, 'query');
+    parseOrThrow(runOptionsSchema, options, 'options');
+    const filter = options.metadataFilters === undefined ? undefined : parseMetadataFilter(options.metadataFilters, 'options.metadataFilters');
+    const useHistory = options.useHistory ?? true;
+    const recordTurn = options.recordTurn ?? true;
+    const generation = this.generation;
+    const timings: StageTimings = { cache: 0, analyze: 0, retrieve: 0, filter: 0, rank: 0, compose: 0, guard: 0, total: 0 };
+
+    let effectiveQuery = literal;
+    if (useHistory && this.history && this.history.size > 0 && this.config.multiTurn.enrichTurns > 0) {
+      effectiveQuery = this.history.getEnrichedQuery(literal, this.config.multiTurn.enrichTurns);
+    }
+
+    let stage = now();
+    const cacheKey = this.cache
+      ? ContextCache.key({
+          effectiveQuery,
+          filter,
+          maxChunks: options.maxChunks,
+          budget: options.overrideBudget,
+          generation,
+          extra: { counter: this.counter.counterName ?? this.counter.name ?? 'counter', unit: this.counter.unit ?? null },
+        })
+      : undefined;
+    const cached = cacheKey !== undefined ? this.cache?.get(cacheKey) : undefined;
+    timings.cache = now() - stage;
+    if (cached) {
+      timings.total = now() - started;
+      // Defect 3 of the spec: a hit returns the full original result, flagged, never zeroed counts.
+      const hit: ContextResult = { ...cached, query: literal, fromCache: true, timings: { ...cached.timings, cache: round(timings.cache), total: round(timings.total) } };
+      this.afterRun(hit, literal, recordTurn, true);
+      return hit;
+    }
+
+    stage = now();
+    const analysis = await this.analyzer.analyze(effectiveQuery, { literalQuery: literal });
+    timings.analyze = now() - stage;
+    const budget = Math.min(options.overrideBudget ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength), Number.MAX_SAFE_INTEGER);
+    const maxChunks = options.maxChunks ?? analysis.suggestedChunks;
+
+    stage = now();
+    const topK = Math.max(this.adaptive ? this.adaptive.recommendedTopK(this.config.retrieval.topK) : this.config.retrieval.topK, maxChunks);
+    let candidates: ScoredChunk[] = this.retriever ? await this.retriever.retrieve(effectiveQuery, { topK, filter, analysis }) : [];
+    // Defence in depth: a custom retriever that ignores the filter still cannot leak another tenant's chunk.
+    if (filter) candidates = candidates.filter((candidate) => matchesFilter(candidate.chunk, filter));
+    timings.retrieve = now() - stage;
+    const retrieved = candidates.length;
+
+    stage = now();
+    const filtered = await this.chunkFilter.filter(candidates, { analysis });
+    timings.filter = now() - stage;
+
+    stage = now();
+    const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks, sourceQuality: this.sourceQualityMap });
+    timings.rank = now() - stage;
+
+    stage = now();
+    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.config.composer.template });
+    timings.compose = now() - stage;
+
+    stage = now();
+    const guard = this.config.guard.enabled
+      ? await this.guard.check({ context: composed.context, chunks: composed.chunks, analysis, budget, counter: this.counter })
+      : { passed: true, warnings: [], context: composed.context };
+    timings.guard = now() - stage;
+    timings.total = now() - started;
+
+    const used = this.counter(guard.context);
+    const result: ContextResult = {
+      context: guard.context,
+      query: literal,
+      effectiveQuery,
+      analysis,
+      chunks: composed.chunks,
+      dropped: [...filtered.dropped, ...composed.skipped],
+      counts: { retrieved, afterFilter: filtered.kept.length, afterRank: ranked.length, used: composed.chunks.length },
+      timings: Object.fromEntries(Object.entries(timings).map(([key, value]) => [key, round(value)])) as unknown as StageTimings,
+      budget: { limit: budget, used, unit: this.counter.unit ?? 'chars', utilization: budget > 0 ? Math.min(1, used / budget) : 0 },
+      template: composed.template,
+      truncated: composed.truncated,
+      guardPassed: guard.passed,
+      guardWarnings: guard.warnings.map(warningToString),
+      warnings: guard.warnings,
+      fromCache: false,
+    };
+    // Synchronous from here on: cache, history and statistics stay consistent under concurrency.
+    if (cacheKey !== undefined && this.cache && generation === this.generation) this.cache.set(cacheKey, result);
+    this.afterRun(result, literal, recordTurn, false);
+    return result;
+  }
+
+  private afterRun(result: ContextResult, literal: string, recordTurn: boolean, fromCache: boolean): void {
+    if (recordTurn && this.history) this.history.addTurn({ query: literal, context: result.context, analysis: result.analysis });
+    this.adaptive?.record({
+      responseMs: result.timings.total,
+      guardPassed: result.guardPassed,
+      contextLength: result.budget.used,
+      budget: result.budget.limit,
+      cacheHit: fromCache,
+      emptyContext: result.context.length === 0,
+    });
+    this.log(
+      'info',
+      {
+        event: 'run',
+        fromCache,
+        retrieved: result.counts.retrieved,
+        afterFilter: result.counts.afterFilter,
+        afterRank: result.counts.afterRank,
+        used: result.counts.used,
+        contextLength: result.budget.used,
+        ms: result.timings.total,
+      },
+      'ContextEngine: run',
+    );
+  }
+
+  /**
+   * Runs several queries under one global budget: allocates a share per query (complexity-weighted
+   * by default, equal with `useWeighted: false`, or the injected allocator), runs each without
+   * recording conversation turns, and joins the contexts under `--- Query N: text ---` headers
+   * (`--- السؤال N: text ---` for Arabic queries). The result never exceeds the global budget.
+   */
+  async runMulti(queries: unknown, options: RunMultiOptions = {}): Promise<string> {
+    const results = await this.runMultiDetailed(queries, options);
+    return results.context;
+  }
+
+  /** `runMulti` with every per-query result. */
+  async runMultiDetailed(queries: unknown, options: RunMultiOptions = {}): Promise<{ context: string; results: ContextResult[]; allocations: number[] }> {
+    parseOrThrow(runMultiOptionsSchema, options, 'options');
+    if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
+    const list = queries.map((query, i) => requireString(query, `queries[${i}]`));
+    if (list.length === 0) return { context: '', results: [], allocations: [] };
+    const { globalBudget, useWeighted = true, ...runOptions } = options;
+    const global = globalBudget ?? this.config.composer.maxContextLength;
+    const analyses = await Promise.all(list.map((query) => this.analyzer.analyze(query, { literalQuery: query })));
+    const allocations = this.allocate(analyses, global, useWeighted);
+    const headers = list.map((query, i) => queryHeader(i, query, analyses[i]!));
+    const separator = '\n\n';
+    const results = await Promise.all(
+      list.map((query, i) => {
+        const overhead = this.counter(headers[i]! + '\n') + (i > 0 ? this.counter(separator) : 0);
+        const share = Math.max(0, allocations[i]! - overhead);
+        return this.run(query, { ...runOptions, overrideBudget: share, recordTurn: false });
+      }),
+    );
+    const sections = results.map((result, i) => `${headers[i]}\n${result.context}`);
+    const joined = sections.join(separator);
+    return { context: this.composer.truncate(joined, global, this.counter), results, allocations };
+  }
+
+  private allocate(analyses: QueryAnalysis[], budget: number, useWeighted: boolean): number[] {
+    const allocator = this.budgetAllocator ?? (useWeighted ? new ComplexityBasedAllocation() : new EqualBudgetAllocation());
+    return allocator.allocate(analyses, budget, { minPerQuery: this.config.budget.minPerQuery });
+  }
+
+  // ---------------------------------------------------------------- legacy tuple API
+
+  /**
+   * Legacy: builds a context from `[chunk, score]` tuples you retrieved yourself (no retrieval, no
+   * guard): analyse → filter → rank → compose. Returns the context string.
+   */
+  async build(query: unknown, chunks: unknown, options: { maxChunks?: number; maxLength?: number } = {}): Promise<string> {
+    const literal = requireString(query, 'query');
+    if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of [chunk, score] tuples', chunks);
+    const scored: ScoredChunk[] = chunks.map((tuple, i) => tupleToScored(tuple, i));
+    const analysis = await this.analyzer.analyze(literal, { literalQuery: literal });
+    const budget = options.maxLength ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength);
+    const filtered = await this.chunkFilter.filter(scored, { analysis });
+    const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks: options.maxChunks ?? analysis.suggestedChunks, sourceQuality: this.sourceQualityMap });
+    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.config.composer.template });
+    return composed.context;
+  }
+
+  /**
+   * Legacy: `build()` per (query, chunks) pair under `--- Query N: text ---` headers. Unlike the
+   * spec's version, `globalBudget` is honoured (defect 5): shares are allocated and the result is clamped.
+   */
+  async buildMultiQueryContext(queries: unknown, allChunks: unknown, options: { globalBudget?: number; useWeighted?: boolean } = {}): Promise<string> {
+    if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
+    if (!Array.isArray(allChunks) || allChunks.length !== queries.length) {
+      throw invalidArgument('allChunks', `an array with one tuple list per query (${queries.length})`, allChunks);
+    }
+    if (options.globalBudget !== undefined && (!Number.isInteger(options.globalBudget) || options.globalBudget < 0)) {
+      throw invalidArgument('options.globalBudget', 'a non-negative integer', options.globalBudget);
+    }
+    const list = queries.map((query, i) => requireString(query, `queries[${i}]`));
+    if (list.length === 0) return '';
+    const global = options.globalBudget ?? this.config.composer.maxContextLength;
+    const analyses = await Promise.all(list.map((query) => this.analyzer.analyze(query, { literalQuery: query })));
+    const allocations = this.allocate(analyses, global, options.useWeighted ?? true);
+    const separator = '\n\n';
+    const sections: string[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const header = queryHeader(i, list[i]!, analyses[i]!);
+      const overhead = this.counter(header + '\n') + (i > 0 ? this.counter(separator) : 0);
+      const context = await this.build(list[i], allChunks[i], { maxLength: Math.max(0, allocations[i]! - overhead) });
+      sections.push(`${header}\n${context}`);
+    }
+    return this.composer.truncate(sections.join(separator), global, this.counter);
+  }
+
+  /** Cuts a context to `targetLength` (counter units) at a word boundary, through the composer's own truncation. */
+  compressContext(context: unknown, targetLength: unknown): string {
+    const text = requireString(context, 'context');
+    if (typeof targetLength !== 'number' || !Number.isInteger(targetLength) || targetLength < 0) {
+      throw invalidArgument('targetLength', 'a non-negative integer', targetLength);
+    }
+    return this.composer.truncate(text, targetLength, this.counter);
+  }
+
+  /** Statistics of a context string (length in the counter's unit and in characters, language mix …). */
+  getContextStats(context: unknown): ReturnType<ContextComposer['getStats']> {
+    return this.composer.getStats(requireString(context, 'context'), { counter: this.counter });
+  }
+
+  // ---------------------------------------------------------------- diagnostics & state
+
+  /** The adaptive report (queries, response times, guard failure rate, budget use) plus cache statistics. */
+  getPerformanceReport(): Record<string, unknown> {
+    const report: Record<string, unknown> = this.adaptive ? { ...this.adaptive.getPerformanceReport() } : { totalQueries: 0 };
+    if (this.cache) report.cache = this.cache.stats;
+    report.corpus = { chunks: this.corpusSize, generation: this.generation };
+    return report;
+  }
+
+  /** Resumes a saved conversation (a ConversationHistory, or what its `toJSON()` returned). */
+  setConversation(history: ConversationHistory | unknown): this {
+    this.history = history instanceof ConversationHistory ? history : ConversationHistory.fromJSON(history as Parameters<typeof ConversationHistory.fromJSON>[0], this.config.multiTurn);
+    return this;
+  }
+
+  getHistory(): ConversationHistory | undefined {
+    return this.history;
+  }
+
+  clearCache(): void {
+    this.cache?.clear();
+    this.log('info', { event: 'cache_cleared' }, 'ContextEngine: cache cleared');
+  }
+
+  /** Number of chunks indexed. */
+  get size(): number {
+    return this.corpusSize;
+  }
+
+  protected log(level: 'debug' | 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string): void {
+    const sink = this.logger?.[level];
+    if (typeof sink === 'function') sink.call(this.logger, fields, message);
+  }
+}
+
+/**
+ * Calls a chunker in the modern form `chunk(text, { docId, source })`; when it rejects that form
+ * (a TypeError) or clearly treated the options object as a document id, retries the legacy form
+ * `chunk(text, docId)`, as the spec's index_documents does.
+ */
+async function callChunker(chunker: Chunker, text: string, docId: string, source: string): Promise<DocumentChunk[]> {
+  let produced: unknown;
+  try {
+    produced = await chunker.chunk(text, { docId, source });
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return chunker.chunk(text, docId);
+  }
+  if (Array.isArray(produced) && produced.some((chunk) => chunk && typeof (chunk as DocumentChunk).docId !== 'string')) {
+    return chunker.chunk(text, docId);
+  }
+  if (!Array.isArray(produced)) throw invalidArgument('chunker.chunk(text, options)', 'to return an array of chunks', produced);
+  return produced as DocumentChunk[];
+}
+
+/** Converts a legacy `[chunk, score]` tuple (chunk with `docId`/`doc_id` and `text`) to a ScoredChunk. */
+export function tupleToScored(tuple: unknown, index: number): ScoredChunk {
+  if (!Array.isArray(tuple) || tuple.length !== 2) throw invalidArgument(`chunks[${index}]`, 'a [chunk, score] tuple', tuple);
+  const [raw, score] = tuple as [Record<string, unknown>, unknown];
+  if (typeof score !== 'number' || !Number.isFinite(score)) throw invalidArgument(`chunks[${index}][1]`, 'a finite number (the score)', score);
+  if (raw === null || typeof raw !== 'object') throw invalidArgument(`chunks[${index}][0]`, 'a chunk object', raw);
+  const input: Record<string, unknown> = { docId: raw.docId ?? raw.doc_id, text: raw.text };
+  for (const key of ['id', 'source', 'title', 'metadata', 'position', 'timestamp', 'embedding'] as const) {
+    if (raw[key] !== undefined) input[key] = raw[key];
+  }
+  const chunk = toDocumentChunk(input, index, `chunks[${index}][0]`);
+  return { chunk, score, scores: { vector: score, composite: score } };
+}
+
+export type { UsedChunk, MetadataFilter };

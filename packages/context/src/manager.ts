@@ -1,0 +1,130 @@
+import { charCounter, truncateAtWordBoundary } from '@zerda/text';
+import {
+  type BudgetAllocator,
+  type ChunkFilter,
+  type ChunkRanker,
+  type ComposeOptions,
+  type ComposeResult,
+  type ContextComposer,
+  type ContextEngineConfigInput,
+  type FilterOutcome,
+  type LengthCounter,
+  type ScoredChunk,
+  type UsedChunk,
+  invalidArgument,
+} from '@zerda/types';
+import { ContextEngine } from './engine.js';
+import type { ContextEngineOptions } from './options.js';
+
+/** A legacy `[chunk, score]` tuple. */
+export type LegacyTuple = [ScoredChunk['chunk'], number];
+
+/** The legacy deduplication contract (e.g. `HashDeduplication`, `PrefixDeduplication` from @zerda/legacy-compat). */
+export interface LegacyDeduplicationStrategy {
+  deduplicate(chunks: LegacyTuple[]): LegacyTuple[];
+}
+/** The legacy ranking contract (e.g. `ScoreRanking`). */
+export interface LegacyRankingStrategy {
+  rank(chunks: LegacyTuple[], maxChunks?: number): LegacyTuple[];
+}
+/** The legacy compression contract (e.g. `GreedyCompression`). */
+export interface LegacyCompressionStrategy {
+  compress(context: string, target: number, counter: LengthCounter, separator: string): string;
+}
+
+export interface ContextManagerOptions extends Omit<ContextEngineOptions, 'config' | 'budgetAllocator'> {
+  dedupStrategy?: LegacyDeduplicationStrategy;
+  rankingStrategy?: LegacyRankingStrategy;
+  compressionStrategy?: LegacyCompressionStrategy;
+  budgetStrategy?: BudgetAllocator;
+}
+
+function byChunk(chunks: ScoredChunk[]): Map<ScoredChunk['chunk'], ScoredChunk> {
+  return new Map(chunks.map((scored) => [scored.chunk, scored]));
+}
+
+/** Adapts a legacy deduplication strategy to the modern `ChunkFilter` stage. */
+export function fromLegacyDeduplication(strategy: LegacyDeduplicationStrategy): ChunkFilter {
+  return {
+    filter(chunks: ScoredChunk[]): FilterOutcome {
+      const index = byChunk(chunks);
+      const kept = strategy.deduplicate(chunks.map((scored) => [scored.chunk, scored.score])).map(([chunk]) => index.get(chunk)!).filter(Boolean);
+      const keptIds = new Set(kept.map((scored) => scored.chunk.id));
+      return {
+        kept,
+        dropped: chunks.filter((scored) => !keptIds.has(scored.chunk.id)).map((scored) => ({ chunkId: scored.chunk.id, reason: 'legacy_deduplication' })),
+      };
+    },
+  };
+}
+
+/** Adapts a legacy ranking strategy to the modern `ChunkRanker` stage. */
+export function fromLegacyRanking(strategy: LegacyRankingStrategy): ChunkRanker {
+  return {
+    rank(chunks, options = {}) {
+      const index = byChunk(chunks);
+      return strategy.rank(chunks.map((scored) => [scored.chunk, scored.score]), options.maxChunks).map(([chunk, score]) => {
+        const scored = index.get(chunk)!;
+        return { ...scored, score, scores: { ...scored.scores, composite: score } };
+      });
+    },
+  };
+}
+
+/**
+ * Adapts a legacy compression strategy to the `ContextComposer` stage: chunks are joined with the
+ * separator in rank order and the strategy compresses the joined text to the budget, as the legacy
+ * pipeline did. Truncation and statistics stay those of the wrapped modern composer.
+ */
+export function fromLegacyCompression(strategy: LegacyCompressionStrategy, base: ContextComposer, separator: string): ContextComposer {
+  return {
+    async compose(chunks: ScoredChunk[], options: ComposeOptions): Promise<ComposeResult> {
+      const counter = options.counter ?? charCounter;
+      const joined = chunks.map((scored) => scored.chunk.text).join(separator);
+      let context = strategy.compress(joined, options.budget, counter, separator);
+      // The legacy contract promises the target; hold it to that.
+      if (counter(context) > options.budget) context = truncateAtWordBoundary(context, options.budget, counter);
+      const used: UsedChunk[] = [];
+      chunks.forEach((scored, i) => {
+        const present = context.includes(scored.chunk.text);
+        if (present) used.push({ ...scored, keptText: scored.chunk.text, keptRatio: 1, fit: 'whole', rank: i + 1 });
+      });
+      return {
+        context,
+        chunks: used,
+        skipped: [],
+        truncated: context !== joined,
+        template: 'legacy-compression',
+        stats: base.getStats(context, { counter, budget: options.budget }),
+      };
+    },
+    truncate: (text, budget, counter) => base.truncate(text, budget, counter),
+    getStats: (context, options) => base.getStats(context, options),
+  };
+}
+
+/**
+ * The older constructor of the engine, kept for code written against it. Unlike the spec's
+ * version, the legacy `dedupStrategy`, `rankingStrategy` and `compressionStrategy` take effect: they
+ * replace the filter, ranking and composition stages through adapters.
+ */
+export class ContextManager extends ContextEngine {
+  constructor(config?: ContextEngineConfigInput, options: ContextManagerOptions = {}) {
+    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
+    const { dedupStrategy, rankingStrategy, compressionStrategy, budgetStrategy, ...rest } = options;
+    for (const [field, strategy, method] of [
+      ['options.dedupStrategy', dedupStrategy, 'deduplicate'],
+      ['options.rankingStrategy', rankingStrategy, 'rank'],
+      ['options.compressionStrategy', compressionStrategy, 'compress'],
+    ] as const) {
+      if (strategy !== undefined && typeof (strategy as unknown as Record<string, unknown>)[method] !== 'function') {
+        throw invalidArgument(field, `an object with a ${method}() method`, strategy);
+      }
+    }
+    super({ ...rest, config, budgetAllocator: budgetStrategy });
+    if (dedupStrategy) this.chunkFilter = fromLegacyDeduplication(dedupStrategy);
+    if (rankingStrategy) this.ranker = fromLegacyRanking(rankingStrategy);
+    if (compressionStrategy) this.composer = fromLegacyCompression(compressionStrategy, this.composer, this.config.composer.separator);
+    this.log('debug', { event: 'legacy_strategies', dedup: !!dedupStrategy, ranking: !!rankingStrategy, compression: !!compressionStrategy }, 'ContextManager: legacy strategies wired');
+  }
+}

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import type { EmbeddingProgress } from '@zerda/retriever';
+import type {
+  BudgetAllocator,
+  ChunkFilter,
+  ChunkRanker,
+  ContextComposer,
+  ContextEngineConfigInput,
+  ContextGuard,
+  EmbedFunction,
+  Embedder,
+  LengthCounter,
+  Logger,
+  MetadataFilter,
+  QueryAnalyzer,
+  Retriever,
+  SourceQualityMap,
+  VectorStore,
+} from '@zerda/types';
+
+/** Everything `new ContextEngine(...)` accepts. Every strategy is optional; defaults come from the core packages. */
+export interface ContextEngineOptions {
+  config?: ContextEngineConfigInput;
+  queryAnalyzer?: QueryAnalyzer;
+  /** A retriever you built yourself. When given, `index()` hands chunks to it and builds nothing else. */
+  retriever?: Retriever;
+  chunkFilter?: ChunkFilter;
+  ranker?: ChunkRanker;
+  composer?: ContextComposer;
+  guard?: ContextGuard;
+  /** Allocator for `runMulti`/`buildMultiQueryContext` (default: complexity-weighted, or equal with `useWeighted: false`). */
+  budgetAllocator?: BudgetAllocator;
+  /** Measures the budget (default: Unicode code points). */
+  lengthCounter?: LengthCounter;
+  /** Structured log sink (console- or pino-shaped). Silent by default. */
+  logger?: Logger;
+  /** Query/document embedder used by `index()` when no `vectorDb` is given (same as `index(chunks, { embedder })`). */
+  embedder?: Embedder | EmbedFunction;
+}
+
+/** A LangChain.js-style vector store (`similaritySearchVectorWithScore` / `similaritySearchWithScore`). */
+export interface LangChainVectorStoreLike {
+  similaritySearchVectorWithScore?: (query: number[], k: number, filter?: unknown) => Promise<Array<[unknown, number]>>;
+  similaritySearchWithScore?: (query: string, k: number, filter?: unknown) => Promise<Array<[unknown, number]>>;
+}
+
+/** Options of `index()`. Precedence: `vectorDb` first, then `vectorStoreAdapter`, then `embedder`. */
+export interface IndexOptions {
+  /** Embeds chunks into the default in-memory store (and embeds queries). Ignored, with a warning, when `vectorDb` is given. */
+  embedder?: Embedder | EmbedFunction;
+  /** A LangChain.js-style store to retrieve vectors from (already populated by you). */
+  vectorStoreAdapter?: LangChainVectorStoreLike;
+  /** A zerda `VectorStore` backend; chunks are added to it unless `addToVectorDb: false`. */
+  vectorDb?: VectorStore;
+  /** Add the chunks to `vectorDb` (default true). Use false for a store populated elsewhere. */
+  addToVectorDb?: boolean;
+  /** Trust per `chunk.source`. */
+  sourceQualityMap?: SourceQualityMap;
+  /** Embedding batch size (default 64). */
+  batchSize?: number;
+  /** Called after each embedded batch with `{ embedded, total, batches }`. */
+  onProgress?: (progress: EmbeddingProgress) => void;
+}
+
+/** Options of `indexDocuments()`. */
+export interface IndexDocumentsOptions extends IndexOptions {
+  /** Document ids (default `doc_${i}`). */
+  docIds?: string[];
+  /** Sources (default: the document id). */
+  sources?: string[];
+}
+
+/** Options of `run()`. */
+export interface RunOptions {
+  /** Only chunks whose metadata matches this filter are retrieved. */
+  metadataFilters?: MetadataFilter;
+  /** At most this many chunks in the context (default: the analysis' suggestion). */
+  maxChunks?: number;
+  /** Budget for this run in the counter's unit (default: the analysis' suggestion, capped by `composer.maxContextLength`). */
+  overrideBudget?: number;
+  /** Enrich the query with recent conversation turns (default true; needs `multiTurn.enabled`). */
+  useHistory?: boolean;
+  /** Record this run as a conversation turn (default true). */
+  recordTurn?: boolean;
+}
+
+/** Options of `runMulti()`: a global budget, the allocation mode, and options forwarded to every `run()`. */
+export interface RunMultiOptions extends Omit<RunOptions, 'recordTurn' | 'overrideBudget'> {
+  /** Budget shared by all queries (default `composer.maxContextLength`). */
+  globalBudget?: number;
+  /** Complexity-weighted allocation (default) or equal shares. */
+  useWeighted?: boolean;
+}
+
+const positiveInt = z.number().int().positive();
+
+export const runOptionsSchema = z
+  .strictObject({
+    metadataFilters: z.unknown().optional(),
+    maxChunks: positiveInt.optional(),
+    overrideBudget: z.number().int().nonnegative().optional(),
+    useHistory: z.boolean().optional(),
+    recordTurn: z.boolean().optional(),
+  })
+  .optional();
+
+export const runMultiOptionsSchema = z
+  .strictObject({
+    metadataFilters: z.unknown().optional(),
+    maxChunks: positiveInt.optional(),
+    useHistory: z.boolean().optional(),
+    globalBudget: z.number().int().nonnegative().optional(),
+    useWeighted: z.boolean().optional(),
+  })
+  .optional();
+
+export const indexOptionsSchema = z
+  .strictObject({
+    embedder: z.unknown().optional(),
+    vectorStoreAdapter: z.unknown().optional(),
+    vectorDb: z.unknown().optional(),
+    addToVectorDb: z.boolean().optional(),
+    sourceQualityMap: z.record(z.string(), z.union([z.number().min(0).max(1), z.strictObject({ score: z.number().min(0).max(1), label: z.string().optional() })])).optional(),
+    batchSize: positiveInt.optional(),
+    onProgress: z.function().optional(),
+    docIds: z.array(z.string().min(1)).optional(),
+    sources: z.array(z.string()).optional(),
+  })
+  .optional();
