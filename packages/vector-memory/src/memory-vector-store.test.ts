@@ -154,6 +154,17 @@ describe('MemoryVectorStore search', () => {
     expect(() => store.matchingIds({ $bad: 1 } as never)).toThrow(/filter/);
   });
 
+  it('creates id matchers and estimates how selective a filter is', async () => {
+    const store = new MemoryVectorStore({ metric: 'ip' });
+    await store.add(Array.from({ length: 5000 }, (_, i) => chunk(`c${i}`, [i, 1], { bucket: i % 100 })));
+    const matcher = store.createMatcher({ bucket: { $lt: 10 } });
+    expect([matcher('c5'), matcher('c50'), matcher('missing')]).toEqual([true, false, false]);
+    expect(store.estimateMatchRate({ bucket: { $lt: 10 } }, 500)).toBeCloseTo(0.1, 1);
+    expect(store.estimateMatchRate({ bucket: 1000 })).toBe(0);
+    expect(await new MemoryVectorStore().estimateMatchRate({ a: 1 })).toBe(0);
+    expect(() => store.estimateMatchRate({ a: 1 }, 0)).toThrow(/sampleSize must be a positive integer/);
+  });
+
   it('gives a zero vector a cosine score of 0 instead of NaN', async () => {
     const store = new MemoryVectorStore();
     await store.add([chunk('zero', [0, 0]), chunk('one', [1, 0])]);
