@@ -74,3 +74,22 @@ describe('the suite catches broken stores', () => {
     }
   });
 });
+
+describe('structured test data', () => {
+  it('is deterministic per seed and clustered around its centres', async () => {
+    const { gaussianMixture, seededRandom } = await import('./index.js');
+    const a = seededRandom(9);
+    const b = seededRandom(9);
+    const first = Array.from({ length: 5 }, a);
+    expect(Array.from({ length: 5 }, b)).toEqual(first);
+    expect(first.every((x) => x >= 0 && x < 1)).toBe(true);
+    expect(Array.from({ length: 5 }, seededRandom(10))).not.toEqual(first);
+    const mixture = gaussianMixture({ seed: 1, clusters: 5, dimensions: 16, spread: 0.1 });
+    for (let i = 0; i < 50; i++) {
+      const { cluster, vector } = mixture.sample();
+      const distance = (centre: Float32Array) => Math.hypot(...Array.from(vector, (x, d) => x - centre[d]!));
+      const own = distance(mixture.centres[cluster]!);
+      expect(mixture.centres.every((centre, c) => c === cluster || distance(centre) > own)).toBe(true);
+    }
+  });
+});

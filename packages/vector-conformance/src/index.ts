@@ -8,3 +8,4 @@ export {
   type FilterCase,
   type FilterFixtureRow,
 } from './fixtures.js';
+export { gaussian, gaussianMixture, seededRandom, type Mixture } from './structured-data.js';
