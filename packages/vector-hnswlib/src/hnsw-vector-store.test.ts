@@ -1,0 +1,281 @@
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matchesFilter, ZerdaError, type DocumentChunk, type MetadataFilter, type VectorMetric } from '@zerda/types';
+import { MemoryVectorStore } from '@zerda/vector-memory';
+import { HnswVectorStore } from './hnsw-vector-store.js';
+import { gaussianMixture, seededRandom } from '@zerda/vector-conformance';
+
+let directory: string;
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), 'zerda-hnsw-'));
+});
+afterAll(async () => {
+  await rm(directory, { recursive: true, force: true });
+});
+
+function chunk(id: string, embedding: Float32Array | number[], metadata: DocumentChunk['metadata'] = {}): DocumentChunk {
+  return { id, docId: id.split('#')[0]!, text: `text ${id}`, source: 'test', metadata, position: { index: 0 }, embedding };
+}
+
+/** 10k points of a 50-centre Gaussian mixture in 64 dimensions, with metadata for filters; 200 queries from the same mixture. */
+function clusteredCorpus() {
+  const mixture = gaussianMixture({ seed: 42, clusters: 50, dimensions: 64, spread: 0.6 });
+  const random = seededRandom(7);
+  const chunks = Array.from({ length: 10_000 }, (_, i) => {
+    const { cluster, vector } = mixture.sample();
+    return chunk(`p${i}`, vector, { cluster, bucket: i % 100, tenant: random() < 0.3 ? 'big' : 'small' });
+  });
+  const queries = Array.from({ length: 200 }, () => mixture.sample().vector);
+  return { chunks, queries };
+}
+
+async function recallAt10(
+  approximate: HnswVectorStore,
+  exact: MemoryVectorStore,
+  queries: Float32Array[],
+  filter?: MetadataFilter,
+): Promise<{ recall: number; microsecondsPerQuery: number }> {
+  let found = 0;
+  let expected = 0;
+  let elapsed = 0;
+  for (const query of queries) {
+    const truth = await exact.search(query, { k: 10, ...(filter ? { filter } : {}) });
+    const started = performance.now();
+    const hits = await approximate.search(query, { k: 10, ...(filter ? { filter } : {}) });
+    elapsed += performance.now() - started;
+    if (filter) for (const hit of hits) expect(matchesFilter(hit.chunk, filter)).toBe(true);
+    const truthIds = new Set(truth.map((hit) => hit.chunk.id));
+    found += hits.filter((hit) => truthIds.has(hit.chunk.id)).length;
+    expected += truth.length;
+  }
+  return { recall: found / expected, microsecondsPerQuery: (elapsed / queries.length) * 1000 };
+}
+
+describe('HnswVectorStore recall on structured data (10k clustered 64-d vectors)', () => {
+  const corpus = clusteredCorpus();
+
+  for (const metric of ['cosine', 'l2', 'ip'] as const) {
+    it(`recall@10 >= 0.95 against exact search at default settings (${metric})`, { timeout: 300_000 }, async () => {
+      const approximate = new HnswVectorStore({ metric, dimensions: 64 });
+      const exact = new MemoryVectorStore({ metric });
+      const started = performance.now();
+      for (let i = 0; i < corpus.chunks.length; i += 1000) await approximate.add(corpus.chunks.slice(i, i + 1000));
+      const buildSeconds = (performance.now() - started) / 1000;
+      await exact.add(corpus.chunks);
+      const { recall, microsecondsPerQuery } = await recallAt10(approximate, exact, corpus.queries);
+      console.info(`[hnsw ${metric}] 10k x 64 build ${buildSeconds.toFixed(1)} s (incl. validation), recall@10 ${recall.toFixed(4)}, ${microsecondsPerQuery.toFixed(0)} µs/query`);
+      expect(recall).toBeGreaterThanOrEqual(0.95);
+      expect(approximate.capacity).toBeGreaterThanOrEqual(10_000);
+
+      // Filters at default settings: at 10k x 64-d every filter is cheaper to answer exactly.
+      const narrow = await recallAt10(approximate, exact, corpus.queries.slice(0, 50), { bucket: 7 });
+      const wide = await recallAt10(approximate, exact, corpus.queries.slice(0, 50), { tenant: 'big' });
+      console.info(`[hnsw ${metric}] filtered recall@10 (default, exact over matches): 1% -> ${narrow.recall.toFixed(4)} (${narrow.microsecondsPerQuery.toFixed(0)} µs), 30% -> ${wide.recall.toFixed(4)} (${wide.microsecondsPerQuery.toFixed(0)} µs)`);
+      expect(narrow.recall).toBe(1);
+      expect(wide.recall).toBe(1);
+      if (metric === 'cosine') {
+        // Forced through the graph (exactSearchThreshold 0): the walk admits only matching nodes with a raised ef.
+        const forced = new HnswVectorStore({ metric, dimensions: 64, exactSearchThreshold: 0 });
+        for (let i = 0; i < corpus.chunks.length; i += 2000) await forced.add(corpus.chunks.slice(i, i + 2000));
+        for (const [label, filter] of [
+          ['30%', { tenant: 'big' }],
+          ['~7%', { $or: [{ bucket: { $lt: 5 } }, { cluster: 3 }] }],
+          ['1%', { bucket: 7 }],
+        ] as Array<[string, MetadataFilter]>) {
+          const graph = await recallAt10(forced, exact, corpus.queries.slice(0, 50), filter);
+          console.info(`[hnsw ${metric}] filtered recall@10 through the graph, ${label}: ${graph.recall.toFixed(4)} (${graph.microsecondsPerQuery.toFixed(0)} µs)`);
+          expect(graph.recall).toBeGreaterThanOrEqual(0.95);
+        }
+      }
+    });
+  }
+});
+
+describe('HnswVectorStore scores', () => {
+  it.each(['cosine', 'ip', 'l2'] as VectorMetric[])('converts hnswlib distances to the same similarities as exact search (%s)', async (metric) => {
+    const random = seededRandom(3);
+    const chunks = Array.from({ length: 300 }, (_, i) => chunk(`s${i}`, Array.from({ length: 16 }, () => random() * 4 - 2)));
+    const approximate = new HnswVectorStore({ metric });
+    const exact = new MemoryVectorStore({ metric });
+    await approximate.add(chunks);
+    await exact.add(chunks);
+    const query = Array.from({ length: 16 }, () => random() * 4 - 2);
+    const truth = new Map((await exact.search(query, { k: 300 })).map((hit) => [hit.chunk.id, hit.score]));
+    const hits = await approximate.search(query, { k: 20, efSearch: 300 });
+    expect(hits).toHaveLength(20);
+    for (const hit of hits) expect(hit.score).toBeCloseTo(truth.get(hit.chunk.id)!, 4);
+  });
+});
+
+describe('HnswVectorStore writes', () => {
+  it('grows from a tiny capacity and reuses deleted slots instead of growing', async () => {
+    const store = new HnswVectorStore({ metric: 'l2', dimensions: 4, maxElements: 2 });
+    const random = seededRandom(11);
+    const vector = () => Array.from({ length: 4 }, () => random());
+    await store.add(Array.from({ length: 500 }, (_, i) => chunk(`g${i}`, vector())));
+    expect(await store.count()).toBe(500);
+    const grown = store.capacity;
+    expect(grown).toBeGreaterThanOrEqual(500);
+    await store.delete(Array.from({ length: 200 }, (_, i) => `g${i}`));
+    await store.add(Array.from({ length: 200 }, (_, i) => chunk(`h${i}`, vector())));
+    expect(store.capacity).toBe(grown);
+    expect(await store.count()).toBe(500);
+    const all = await store.search(vector(), { k: 1000 });
+    expect(all.some((hit) => hit.chunk.id.startsWith('g') && Number(hit.chunk.id.slice(1)) < 200)).toBe(false);
+  });
+
+  it('re-adding a deleted id works and the old vector is gone', async () => {
+    const store = new HnswVectorStore({ metric: 'cosine', dimensions: 2 });
+    await store.add([chunk('a', [1, 0]), chunk('b', [0, 1]), chunk('c', [1, 1])]);
+    await store.delete(['a']);
+    await store.add([chunk('a', [-1, 0])]);
+    const [best] = await store.search([1, 0], { k: 1 });
+    expect(best?.chunk.id).toBe('c');
+    const hits = await store.search([-1, 0], { k: 1 });
+    expect(hits.map((hit) => [hit.chunk.id, hit.score])).toEqual([['a', 1]]);
+  });
+
+  it('validates options and search knobs with ZerdaErrors naming the field', async () => {
+    expect(() => new HnswVectorStore({ M: 1 })).toThrow(/options\.M must be an integer >= 2, got number 1/);
+    expect(() => new HnswVectorStore({ efSearch: 0 })).toThrow(/options\.efSearch/);
+    expect(() => new HnswVectorStore({ metric: 'dot' as never })).toThrow(/options\.metric must be one of/);
+    expect(() => new HnswVectorStore({ ef: 10 } as never)).toThrow(/options\.ef must be a known option/);
+    const store = new HnswVectorStore({ dimensions: 2 });
+    await store.add([chunk('a', [1, 0])]);
+    await expect(store.search([1, 0], { k: 1, efSearch: -3 })).rejects.toThrow(/options\.efSearch must be an integer >= 1, got number -3/);
+    await expect(store.add([chunk('x', [1, 0]), { ...chunk('y', [1, 0]), embedding: undefined } as DocumentChunk])).rejects.toThrow(
+      /chunks\[1\]\.embedding must be an embedding \(this store does not embed text\)/,
+    );
+    expect(await store.count()).toBe(1);
+  });
+
+  it('serializes writes: a save waits for earlier adds and later adds wait for the save', async () => {
+    const store = new HnswVectorStore({ dimensions: 3 });
+    const path = join(directory, 'serialized');
+    const first = store.add([chunk('one', [1, 0, 0])]);
+    const saving = store.save(path);
+    const later = store.add([chunk('two', [0, 1, 0])]);
+    await Promise.all([first, saving, later]);
+    expect(await (await HnswVectorStore.load(path)).count()).toBe(1);
+    expect(await store.count()).toBe(2);
+  });
+});
+
+describe('HnswVectorStore persistence', () => {
+  async function filledStore(count = 300): Promise<HnswVectorStore> {
+    const store = new HnswVectorStore({ metric: 'cosine', dimensions: 8, M: 8, efConstruction: 64 });
+    const random = seededRandom(5);
+    await store.add(Array.from({ length: count }, (_, i) => chunk(`d${i}#0`, Array.from({ length: 8 }, () => random() - 0.5), { even: i % 2 === 0 })));
+    await store.delete(['d0#0', 'd1#0']);
+    return store;
+  }
+
+  it('round-trips graph, chunks, labels and settings; the loaded store keeps working', async () => {
+    const store = await filledStore();
+    const path = join(directory, 'round-trip');
+    await store.save(path);
+    const loaded = await HnswVectorStore.load(path);
+    expect([loaded.metric, loaded.dimensions, loaded.M, loaded.efConstruction, await loaded.count()]).toEqual(['cosine', 8, 8, 64, 298]);
+    const query = [0.1, -0.2, 0.3, 0, 0.5, -0.1, 0.2, 0.05];
+    expect(await loaded.search(query, { k: 10 })).toEqual(await store.search(query, { k: 10 }));
+    expect(await loaded.search(query, { k: 5, filter: { even: true } })).toEqual(await store.search(query, { k: 5, filter: { even: true } }));
+    // Deleted slots are still reusable and new labels do not collide after loading.
+    await loaded.add([chunk('new#0', query)]);
+    await loaded.delete(['d2#0']);
+    expect((await loaded.search(query, { k: 1 }))[0]?.chunk.id).toBe('new#0');
+    await loaded.save();
+    const again = await HnswVectorStore.load(path);
+    expect(await again.count()).toBe(298);
+    expect((await again.search(query, { k: 1 }))[0]?.chunk.id).toBe('new#0');
+    const files = (await readdir(path)).sort();
+    expect(files.filter((name) => name.startsWith('index-'))).toHaveLength(1);
+    expect(files).toContain('manifest.json');
+    const manifest = JSON.parse(await readFile(join(path, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ format: 'zerda-vector-hnswlib', formatVersion: 1, dimensions: 8, metric: 'cosine', space: 'cosine', count: 298, M: 8, efConstruction: 64 });
+  });
+
+  it('a save that fails half-way leaves the previous save loadable and no stray files', async () => {
+    const store = await filledStore();
+    const path = join(directory, 'crash');
+    await store.save(path);
+    const before = (await readdir(path)).sort();
+    await store.add([chunk('extra#0', [1, 0, 0, 0, 0, 0, 0, 0])]);
+    // Simulate the disk failing after the graph file was written.
+    const internals = store as unknown as { exact: { save: (p: string) => Promise<void> } };
+    const originalSave = internals.exact.save.bind(internals.exact);
+    internals.exact.save = async () => {
+      throw new Error('ENOSPC: no space left on device');
+    };
+    await expect(store.save(path)).rejects.toMatchObject({ code: 'ZERDA_STORE_IO', message: expect.stringContaining('ENOSPC') });
+    internals.exact.save = originalSave;
+    expect((await readdir(path)).sort()).toEqual(before);
+    const loaded = await HnswVectorStore.load(path);
+    expect(await loaded.count()).toBe(298);
+    expect(await loaded.get(['extra#0'])).toEqual([]);
+  });
+
+  it('rejects missing, corrupt and mismatched directories with ZERDA_STORE_CORRUPT naming the path and the problem', async () => {
+    const store = await filledStore(50);
+    const path = join(directory, 'corrupt');
+    await store.save(path);
+    const manifestPath = join(path, 'manifest.json');
+    const manifestText = await readFile(manifestPath, 'utf8');
+    const manifest = JSON.parse(manifestText);
+    const loadError = async (options = {}) => {
+      try {
+        await HnswVectorStore.load(path, options);
+      } catch (error) {
+        expect(ZerdaError.isInstance(error)).toBe(true);
+        return error as ZerdaError;
+      }
+      throw new Error('load succeeded');
+    };
+
+    await expect(HnswVectorStore.load(join(directory, 'nothing-here'))).rejects.toThrow(/nothing-here cannot be loaded: there is no manifest\.json/);
+    expect((await loadError({ metric: 'l2' })).message).toMatch(/saved with metric "cosine", but metric "l2" was requested/);
+    expect((await loadError({ dimensions: 16 })).message).toMatch(/holds 8-dimensional vectors, but dimensions 16 were requested/);
+
+    const indexPath = join(path, manifest.files.index.name);
+    const indexBytes = await readFile(indexPath);
+    const flipped = Buffer.from(indexBytes);
+    flipped[flipped.length - 3] = flipped[flipped.length - 3]! ^ 0xff;
+    await writeFile(indexPath, flipped);
+    const checksum = await loadError();
+    expect(checksum.code).toBe('ZERDA_STORE_CORRUPT');
+    expect(checksum.message).toContain(indexPath);
+    expect(checksum.message).toMatch(/SHA-256 checksum does not match/);
+    await writeFile(indexPath, indexBytes.subarray(0, 100));
+    expect((await loadError()).message).toMatch(/has 100 bytes, the manifest recorded \d+ \(truncated/);
+    await writeFile(indexPath, indexBytes);
+
+    await writeFile(manifestPath, JSON.stringify({ ...manifest, count: 49 }));
+    expect((await loadError()).message).toMatch(/chunks-[a-z0-9-]+\.zvm cannot be loaded: it holds 48 chunks, the manifest says 49/);
+    await writeFile(manifestPath, '{ not json');
+    expect((await loadError()).message).toMatch(/manifest\.json cannot be loaded: it is not valid JSON/);
+    await writeFile(manifestPath, JSON.stringify({ ...manifest, formatVersion: 9 }));
+    expect((await loadError()).message).toMatch(/format version 9 is not supported/);
+    await writeFile(manifestPath, manifestText);
+    expect(await (await HnswVectorStore.load(path)).count()).toBe(48);
+  });
+
+  it('open() creates a store for an empty directory and loads a saved one', async () => {
+    const path = join(directory, 'open');
+    const fresh = await HnswVectorStore.open({ directory: path, dimensions: 3, metric: 'ip' });
+    expect(await fresh.count()).toBe(0);
+    await fresh.add([chunk('a', [1, 2, 3])]);
+    await fresh.save();
+    const reopened = await HnswVectorStore.open({ directory: path, efSearch: 80 });
+    expect([await reopened.count(), reopened.metric, reopened.efSearch]).toEqual([1, 'ip', 80]);
+  });
+
+  it('saves and loads a store that has no dimension yet', async () => {
+    const path = join(directory, 'empty');
+    await new HnswVectorStore().save(path);
+    const loaded = await HnswVectorStore.load(path);
+    expect([loaded.dimensions, await loaded.count()]).toEqual([undefined, 0]);
+    await loaded.add([chunk('a', [1, 0])]);
+    expect((await loaded.search([1, 0], { k: 1 }))[0]?.score).toBeCloseTo(1, 6);
+  });
+});

@@ -1,0 +1,435 @@
+import hnswlib from 'hnswlib-node';
+import {
+  createError,
+  invalidArgument,
+  parseMetadataFilter,
+  similarityFromDistance,
+  toDocumentChunks,
+  validateEmbedding,
+  type DocumentChunk,
+  type Embedding,
+  type MetadataFilter,
+  type VectorMetric,
+  type VectorSearchHit,
+  type VectorSearchOptions,
+  type VectorStore,
+  type VectorStoreCapabilities,
+} from '@zerda/types';
+import { MemoryVectorStore } from '@zerda/vector-memory';
+import { hasManifest, readDirectory, writeDirectory, type HnswManifest } from './store-directory.js';
+
+type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
+
+/** Options of {@link HnswVectorStore}. */
+export interface HnswVectorStoreOptions {
+  /** Vector dimension. When omitted, the first added vector sets it (the index is created then). */
+  dimensions?: number;
+  /** `cosine` (default), `ip` or `l2`. Scores are similarities whatever the metric. */
+  metric?: VectorMetric;
+  /** Graph degree: links per node per layer (layer 0 keeps `2 * M`). Default 16. */
+  M?: number;
+  /** Candidate list size while inserting; higher builds a better graph, slower. Default 200. */
+  efConstruction?: number;
+  /** Candidate list size while searching (raised to `k` when smaller). Default 50. */
+  efSearch?: number;
+  /** Initial capacity; the index doubles it (`resizeIndex`) whenever it is full. Default 1024. */
+  maxElements?: number;
+  /** Default directory for `save()` without an argument (`load`/`open` set it). */
+  directory?: string;
+  /**
+   * A filtered search whose filter is estimated to match at most `max(exactSearchThreshold, 10 * k)`
+   * chunks is answered exactly over just those chunks instead of through the graph. Default:
+   * `max(2048, 4Mi / dimensions)` matches (a few milliseconds of exact scoring: 65k at 64-d, 10k at
+   * 384-d); 0 sends every filtered search with more than `10 * k` estimated matches through the graph.
+   */
+  exactSearchThreshold?: number;
+  /** Seed of the level generator, so builds are reproducible. Default 100. */
+  randomSeed?: number;
+}
+
+/** Search options of {@link HnswVectorStore.search}. */
+export interface HnswSearchOptions extends VectorSearchOptions {
+  /** Overrides `efSearch` for this query. */
+  efSearch?: number;
+}
+
+const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
+/** Chunks sampled to estimate a filter's selectivity. */
+const SELECTIVITY_SAMPLE = 1024;
+/** Multiply-adds an exact filtered search may spend by default before the graph is preferred. */
+const DEFAULT_EXACT_WORK = 4 * 1024 * 1024;
+const OPTION_KEYS = ['dimensions', 'metric', 'M', 'efConstruction', 'efSearch', 'maxElements', 'directory', 'exactSearchThreshold', 'randomSeed'];
+
+function integerOption(value: unknown, field: string, minimum: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) throw invalidArgument(field, `an integer >= ${minimum}`, value);
+  return value;
+}
+
+/**
+ * An approximate-nearest-neighbour `VectorStore` on hnswlib-node's HNSW graph, persistent on disk.
+ *
+ * The graph answers unfiltered queries in well under a millisecond for tens of thousands of
+ * vectors. Chunks and an exact copy of every vector live beside it in a `MemoryVectorStore`, which
+ * serves `get`, the filter language, and exact answers when a filter is restrictive (a graph walk
+ * that may only return 1% of the nodes either misses results or visits most of the graph). Labels
+ * are our own integers mapped to chunk ids; deleting marks the label deleted and its slot is reused
+ * by a later insert; re-adding an id updates its vector in place.
+ *
+ * Scores are similarities: cosine in [-1, 1], inner product as is, L2 as `1 / (1 + euclidean)`
+ * (hnswlib's distances — `1 - cos`, `1 - dot`, squared euclidean — are converted).
+ * Writes are serialized (one at a time, in call order); searches run at any time.
+ */
+export class HnswVectorStore implements VectorStore {
+  readonly specificationVersion = 'v1' as const;
+  readonly name = 'hnswlib';
+  readonly metric: VectorMetric;
+  readonly capabilities: VectorStoreCapabilities = Object.freeze({ persistence: true, nativeFilter: true, textSearch: false, embeds: false });
+  readonly M: number;
+  readonly efConstruction: number;
+  readonly efSearch: number;
+  private readonly exactSearchThresholdOption: number | undefined;
+  readonly randomSeed: number;
+  private readonly initialCapacity: number;
+  private directory: string | undefined;
+  private exact: MemoryVectorStore;
+  private index: HnswIndex | undefined;
+  private labelById = new Map<string, number>();
+  private idByLabel = new Map<number, string>();
+  private nextLabel = 0;
+  /** Marked-deleted slots not yet reused by an insert. */
+  private deletedSlots = 0;
+  /** Tail of the write queue: every write waits for the previous one. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: HnswVectorStoreOptions = {}) {
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
+    for (const key of Object.keys(options)) {
+      if (!OPTION_KEYS.includes(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${OPTION_KEYS.join(', ')})`, `unknown key "${key}"`);
+    }
+    if (options.metric !== undefined && !METRICS.includes(options.metric)) throw invalidArgument('options.metric', 'one of "cosine", "ip", "l2"', options.metric);
+    this.metric = options.metric ?? 'cosine';
+    const dimensions = options.dimensions === undefined ? undefined : integerOption(options.dimensions, 'options.dimensions', 1, 0);
+    this.M = integerOption(options.M, 'options.M', 2, 16);
+    this.efConstruction = integerOption(options.efConstruction, 'options.efConstruction', 1, 200);
+    this.efSearch = integerOption(options.efSearch, 'options.efSearch', 1, 50);
+    this.initialCapacity = integerOption(options.maxElements, 'options.maxElements', 1, 1024);
+    this.exactSearchThresholdOption = options.exactSearchThreshold === undefined ? undefined : integerOption(options.exactSearchThreshold, 'options.exactSearchThreshold', 0, 0);
+    this.randomSeed = integerOption(options.randomSeed, 'options.randomSeed', 0, 100);
+    if (options.directory !== undefined && (typeof options.directory !== 'string' || options.directory.length === 0)) {
+      throw invalidArgument('options.directory', 'a non-empty directory path', options.directory);
+    }
+    this.directory = options.directory;
+    this.exact = new MemoryVectorStore({ metric: this.metric, ...(dimensions !== undefined ? { dimensions } : {}) });
+    if (dimensions !== undefined) this.index = this.createIndex(dimensions, this.initialCapacity);
+  }
+
+  /** The vector dimension: from the options, or set by the first added vector. */
+  get dimensions(): number | undefined {
+    return this.exact.dimensions;
+  }
+
+  /** Slots the graph can hold before it grows (live + deleted-but-not-reused + free). */
+  get capacity(): number {
+    return this.index?.getMaxElements() ?? 0;
+  }
+
+  private createIndex(dimensions: number, capacity: number): HnswIndex {
+    const index = new hnswlib.HierarchicalNSW(this.metric, dimensions);
+    // allowReplaceDeleted: inserts reuse slots freed by markDelete, so deletes do not leak capacity.
+    index.initIndex(capacity, this.M, this.efConstruction, this.randomSeed, true);
+    index.setEf(this.efSearch);
+    return index;
+  }
+
+  /** Runs `operation` after every write queued before it; a failure does not block later writes. */
+  private exclusive<T>(operation: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(operation, operation);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Adds or replaces chunks (each needs an `embedding`). The whole batch is validated before
+   * anything is written: a wrong dimension, a NaN or a malformed chunk rejects it with a ZerdaError
+   * and leaves the store unchanged.
+   */
+  add(chunks: DocumentChunk[]): Promise<void> {
+    return this.exclusive(async () => {
+      if (Array.isArray(chunks)) {
+        chunks.forEach((input, i) => {
+          const embedding = (input as Partial<DocumentChunk> | null)?.embedding;
+          if (embedding !== undefined) validateEmbedding(embedding, `chunks[${i}].embedding`);
+        });
+      }
+      const validated = toDocumentChunks(chunks, 'chunks');
+      if (validated.length === 0) return;
+      let dimensions = this.exact.dimensions;
+      const vectors: number[][] = [];
+      validated.forEach((chunk, i) => {
+        if (chunk.embedding === undefined) {
+          throw createError('ZERDA_INVALID_EMBEDDING', { field: `chunks[${i}].embedding`, expected: 'an embedding (this store does not embed text)', received: 'undefined' });
+        }
+        const vector = validateEmbedding(chunk.embedding, `chunks[${i}].embedding`, dimensions);
+        dimensions ??= vector.length;
+        vectors.push(Array.from(vector));
+      });
+      // The exact store validates again and writes all or nothing; only then is the graph touched.
+      await this.exact.add(validated);
+      this.index ??= this.createIndex(dimensions!, this.initialCapacity);
+      this.writeIndex(validated, vectors);
+    });
+  }
+
+  private writeIndex(chunks: DocumentChunk[], vectors: number[][]): void {
+    const index = this.index!;
+    let inserts = 0;
+    for (const chunk of chunks) if (!this.labelById.has(chunk.id)) inserts++;
+    const needed = index.getCurrentCount() + Math.max(0, inserts - this.deletedSlots);
+    if (needed > index.getMaxElements()) index.resizeIndex(Math.max(needed, index.getMaxElements() * 2));
+    chunks.forEach((chunk, i) => {
+      const existing = this.labelById.get(chunk.id);
+      if (existing !== undefined) {
+        index.addPoint(vectors[i]!, existing, false); // updates the vector and repairs its links
+        return;
+      }
+      const label = this.nextLabel++;
+      const reuse = this.deletedSlots > 0;
+      index.addPoint(vectors[i]!, label, reuse);
+      if (reuse) this.deletedSlots--;
+      this.labelById.set(chunk.id, label);
+      this.idByLabel.set(label, chunk.id);
+    });
+  }
+
+  /**
+   * Top-`k` search. Unfiltered queries walk the graph with `ef = max(efSearch, k)`. With a filter,
+   * its selectivity is estimated from a fixed sample of 1024 chunks: when few chunks are expected to
+   * match (at most `max(exactSearchThreshold, 10 * k)`) the matching chunks are found and scored
+   * exactly; otherwise the graph walk admits only matching nodes (the filter is evaluated on visited
+   * nodes only) with `ef` raised in proportion to the selectivity. A walk that finds fewer than `k`
+   * results falls back to exact search, so `k` above the number of matches returns them all.
+   */
+  async search(vector: Embedding, options: HnswSearchOptions): Promise<VectorSearchHit[]> {
+    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object with k', options);
+    const k = options.k;
+    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
+    const efSearch = integerOption(options.efSearch, 'options.efSearch', 1, this.efSearch);
+    const filter: MetadataFilter | undefined = options.filter === undefined ? undefined : parseMetadataFilter(options.filter, 'options.filter');
+    const query = validateEmbedding(vector, 'vector', this.exact.dimensions);
+    const live = await this.exact.count();
+    if (k === 0 || live === 0 || !this.index) return [];
+
+    if (!filter) {
+      if (k >= live) return this.exact.search(query, { k });
+      return (await this.graphSearch(query, k, Math.max(efSearch, k))) ?? this.exact.search(query, { k });
+    }
+    // Estimate selectivity from a fixed-size sample, so that a wide filter never pays for a full scan.
+    const threshold = this.effectiveExactThreshold(k);
+    const estimatedMatches = this.exact.estimateMatchRate(filter, SELECTIVITY_SAMPLE) * live;
+    if (estimatedMatches <= threshold) return this.exactFiltered(query, k, filter);
+    const matches = this.exact.createMatcher(filter);
+    // A walk that may keep 1 node in 1/p must consider about 1/p times more candidates to find as many.
+    // But hnswlib only stops early once it holds `ef` admitted nodes: an ef above the number of matches
+    // would walk the whole graph, so it stays at half the estimated matches.
+    const base = Math.max(efSearch, k);
+    const raised = Math.min(Math.ceil((base * live) / estimatedMatches), base * 20, Math.floor(estimatedMatches / 2));
+    const ef = Math.max(base, raised);
+    const admit = (label: number): boolean => {
+      const id = this.idByLabel.get(label);
+      return id !== undefined && matches(id);
+    };
+    return (await this.graphSearch(query, k, ef, admit)) ?? this.exactFiltered(query, k, filter);
+  }
+
+  /** Exact answer over just the chunks matching `filter` (one filter pass, then scoring only the matches). */
+  private async exactFiltered(query: Float32Array, k: number, filter: MetadataFilter): Promise<VectorSearchHit[]> {
+    const ids = this.exact.matchingIds(filter);
+    return ids.length === 0 ? [] : this.exact.search(query, { k, ids });
+  }
+
+  /** Matches up to which a filtered search is answered exactly (see `exactSearchThreshold`). */
+  private effectiveExactThreshold(k: number): number {
+    // Default: about 4M multiply-adds of exact scoring (a few ms), e.g. 65k matches at 64-d, 10k at 384-d.
+    const configured = this.exactSearchThresholdOption ?? Math.max(2048, Math.floor(DEFAULT_EXACT_WORK / (this.exact.dimensions ?? 1)));
+    return Math.max(configured, 10 * k);
+  }
+
+  /** One graph walk; `undefined` when it found fewer than `k` results (the caller falls back to exact search). */
+  private async graphSearch(query: Float32Array, k: number, ef: number, admit?: (label: number) => boolean): Promise<VectorSearchHit[] | undefined> {
+    const index = this.index!;
+    index.setEf(ef);
+    const result = admit ? index.searchKnn(Array.from(query), k, admit) : index.searchKnn(Array.from(query), k);
+    if (result.neighbors.length < k) return undefined;
+    const ids: string[] = [];
+    const scores = new Map<string, number>();
+    result.neighbors.forEach((label, i) => {
+      const id = this.idByLabel.get(label);
+      if (id === undefined) return;
+      ids.push(id);
+      scores.set(id, this.similarity(result.distances[i]!));
+    });
+    const chunks = await this.exact.get(ids);
+    if (chunks.length < k) return undefined; // a concurrent delete removed some: answer exactly instead
+    return chunks
+      .map((chunk) => ({ chunk, score: scores.get(chunk.id)! }))
+      .sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
+  }
+
+  /** hnswlib distance → zerda similarity. */
+  private similarity(distance: number): number {
+    switch (this.metric) {
+      case 'cosine':
+        return Math.max(-1, Math.min(1, similarityFromDistance('cosine', distance)));
+      case 'ip':
+        // hnswlib's inner-product "distance" is 1 - dot; similarityFromDistance expects -dot.
+        return similarityFromDistance('ip', distance - 1);
+      case 'l2':
+        return similarityFromDistance('l2', distance, { squared: true });
+    }
+  }
+
+  /** Deletes chunks by id (their graph nodes are marked deleted and reused later). Unknown ids are ignored. */
+  delete(ids: string[]): Promise<void> {
+    return this.exclusive(async () => {
+      if (!Array.isArray(ids)) throw invalidArgument('ids', 'an array of chunk ids', ids);
+      ids.forEach((id, i) => {
+        if (typeof id !== 'string') throw invalidArgument(`ids[${i}]`, 'a string', id);
+      });
+      await this.exact.delete(ids);
+      this.unlink(ids);
+    });
+  }
+
+  private unlink(ids: Iterable<string>): void {
+    for (const id of ids) {
+      const label = this.labelById.get(id);
+      if (label === undefined) continue;
+      this.index!.markDelete(label);
+      this.deletedSlots++;
+      this.labelById.delete(id);
+      this.idByLabel.delete(label);
+    }
+  }
+
+  /** Deletes every chunk of the given documents. */
+  deleteByDocIds(docIds: string[]): Promise<void> {
+    return this.exclusive(async () => {
+      if (!Array.isArray(docIds)) throw invalidArgument('docIds', 'an array of document ids', docIds);
+      docIds.forEach((docId, i) => {
+        if (typeof docId !== 'string') throw invalidArgument(`docIds[${i}]`, 'a string', docId);
+      });
+      if (docIds.length === 0) return;
+      const ids = this.exact.matchingIds({ docId: { $in: docIds } });
+      await this.exact.delete(ids);
+      this.unlink(ids);
+    });
+  }
+
+  async count(): Promise<number> {
+    return this.exact.count();
+  }
+
+  /** Fetches chunks (with the embeddings as added) by id; missing ids are skipped. */
+  async get(ids: string[]): Promise<DocumentChunk[]> {
+    return this.exact.get(ids);
+  }
+
+  /** Removes everything; the graph is recreated at the initial capacity. */
+  clear(): Promise<void> {
+    return this.exclusive(async () => {
+      await this.exact.clear();
+      const dimensions = this.exact.dimensions;
+      this.index = dimensions === undefined ? undefined : this.createIndex(dimensions, this.initialCapacity);
+      this.labelById = new Map();
+      this.idByLabel = new Map();
+      this.nextLabel = 0;
+      this.deletedSlots = 0;
+    });
+  }
+
+  /**
+   * Saves to `directory` (or `options.directory`): the graph, the chunks with their vectors, the
+   * label map and a `manifest.json` naming them with sizes and SHA-256 checksums. New files get
+   * fresh names and the manifest is replaced last by an atomic rename, so a crash at any point leaves
+   * the previous save loadable; superseded files are removed afterwards. Writes wait for the save.
+   */
+  save(directory?: string): Promise<void> {
+    return this.exclusive(async () => {
+      if (directory !== undefined && (typeof directory !== 'string' || directory.length === 0)) throw invalidArgument('directory', 'a non-empty directory path', directory);
+      const target = directory ?? this.directory;
+      if (target === undefined) throw invalidArgument('directory', 'a directory path (no options.directory was configured)', directory);
+      await writeDirectory(target, {
+        manifest: {
+          dimensions: this.exact.dimensions ?? null,
+          metric: this.metric,
+          count: await this.exact.count(),
+          M: this.M,
+          efConstruction: this.efConstruction,
+          efSearch: this.efSearch,
+          randomSeed: this.randomSeed,
+          maxElements: this.index?.getMaxElements() ?? this.initialCapacity,
+          nextLabel: this.nextLabel,
+          deletedSlots: this.deletedSlots,
+        },
+        index: this.index,
+        exact: this.exact,
+        labels: { ids: [...this.labelById.keys()], labels: [...this.labelById.values()] },
+      });
+      this.directory ??= target;
+    });
+  }
+
+  /**
+   * Opens a directory written by {@link HnswVectorStore.save}. Everything is checked before the
+   * store is returned — manifest fields, file sizes and checksums (skip the checksums with
+   * `verify: false`), that chunks, labels and graph agree — and any problem fails with
+   * `ZERDA_STORE_CORRUPT` naming the path and what is wrong. `metric` and `dimensions`, when given,
+   * must match the directory; `efSearch` and `exactSearchThreshold` may be changed on load.
+   */
+  static async load(
+    directory: string,
+    options: Pick<HnswVectorStoreOptions, 'metric' | 'dimensions' | 'efSearch' | 'exactSearchThreshold'> & { verify?: boolean } = {},
+  ): Promise<HnswVectorStore> {
+    if (typeof directory !== 'string' || directory.length === 0) throw invalidArgument('directory', 'a non-empty directory path', directory);
+    const { verify, ...overrides } = options;
+    const loaded = await readDirectory(directory, { verify: verify ?? true, expectMetric: overrides.metric, expectDimensions: overrides.dimensions });
+    const manifest: HnswManifest = loaded.manifest;
+    const store = new HnswVectorStore({
+      metric: manifest.metric,
+      M: manifest.M,
+      efConstruction: manifest.efConstruction,
+      efSearch: overrides.efSearch ?? manifest.efSearch,
+      randomSeed: manifest.randomSeed,
+      maxElements: manifest.maxElements,
+      directory,
+      ...(overrides.exactSearchThreshold !== undefined ? { exactSearchThreshold: overrides.exactSearchThreshold } : {}),
+    });
+    store.exact = loaded.exact;
+    store.index = loaded.index;
+    store.index?.setEf(store.efSearch);
+    loaded.labels.ids.forEach((id, i) => {
+      const label = loaded.labels.labels[i]!;
+      store.labelById.set(id, label);
+      store.idByLabel.set(label, id);
+    });
+    store.nextLabel = manifest.nextLabel;
+    store.deletedSlots = manifest.deletedSlots;
+    return store;
+  }
+
+  /** Loads `options.directory` when it holds a saved store, or creates an empty store that will save there. */
+  static async open(options: HnswVectorStoreOptions & { directory: string; verify?: boolean }): Promise<HnswVectorStore> {
+    const { verify, ...rest } = options;
+    if (await hasManifest(options.directory)) {
+      return HnswVectorStore.load(options.directory, {
+        ...(rest.metric !== undefined ? { metric: rest.metric } : {}),
+        ...(rest.dimensions !== undefined ? { dimensions: rest.dimensions } : {}),
+        ...(rest.efSearch !== undefined ? { efSearch: rest.efSearch } : {}),
+        ...(rest.exactSearchThreshold !== undefined ? { exactSearchThreshold: rest.exactSearchThreshold } : {}),
+        ...(verify !== undefined ? { verify } : {}),
+      });
+    }
+    return new HnswVectorStore(rest);
+  }
+}
