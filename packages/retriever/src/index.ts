@@ -1,1 +1,30 @@
-export {};
+export { KeywordRetriever, type KeywordRetrieverOptions, type KeywordRetrieverLoadOptions, type KeywordRetrieverJSON, type TextAnalyzer } from './keyword-retriever.js';
+export type { Bm25Parameters, Bm25IndexStats } from './bm25-index.js';
+export { MetadataRetriever, restrict, chunkMatchesFilter, type MetadataRetrieverOptions } from './metadata-retriever.js';
+export { VectorRetriever, type VectorRetrieverOptions, type VectorIndexOptions, type FromLangChainOptions } from './vector-retriever.js';
+export {
+  LangChainVectorStoreAdapter,
+  detectLangChainScoreType,
+  langChainScoreToSimilarity,
+  langChainDocumentToChunk,
+  chunkToLangChainDocument,
+  ZERDA_METADATA_KEY,
+  type LangChainAdapterOptions,
+  type LangChainDocument,
+  type LangChainScoreType,
+  type LangChainVectorStoreLike,
+} from './langchain-adapter.js';
+export { HybridRetriever, type HybridRetrieverOptions, type FusionMethod } from './hybrid-retriever.js';
+export { maximalMarginalRelevance, cosineSimilarity, type MmrOptions } from './mmr.js';
+export { toEmbedder, embedTexts, isEmbedderLike, type EmbeddingProgress, type EmbedTextsOptions } from './embedder-adapter.js';
+export {
+  ndcgAtK,
+  recallAtK,
+  reciprocalRankAtK,
+  evaluateRun,
+  parseQrels,
+  type Judgements,
+  type Qrels,
+  type Run,
+  type EvaluationSummary,
+} from './evaluation.js';

@@ -1,0 +1,76 @@
+import { invalidArgument, type Embedding, type ScoredChunk } from '@zerda/types';
+
+/** Cosine similarity of two vectors (0 when either is all zeros or their lengths differ). */
+export function cosineSimilarity(a: Embedding, b: Embedding): number {
+  if (a.length !== b.length) return 0;
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let index = 0; index < a.length; index++) {
+    const x = a[index]!;
+    const y = b[index]!;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  if (normA === 0 || normB === 0) return 0;
+  return dot / Math.sqrt(normA * normB);
+}
+
+/** Options of {@link maximalMarginalRelevance}. */
+export interface MmrOptions {
+  /** 1 = pure relevance, 0 = pure novelty. */
+  lambda: number;
+  /** How many to select. */
+  topK: number;
+}
+
+/**
+ * Maximal marginal relevance (Carbonell & Goldstein, 1998): greedily picks the candidate maximising
+ * λ·relevance − (1 − λ)·(highest cosine similarity to an already picked candidate), where relevance
+ * is `score` min-max normalised over the candidates. Candidates without an embedding cannot be
+ * compared and count as dissimilar to everything. Ties go to the earlier candidate. Each picked
+ * chunk records its marginal value as `scores.mmr`; `score` is left as it was.
+ */
+export function maximalMarginalRelevance(candidates: readonly ScoredChunk[], options: MmrOptions): ScoredChunk[] {
+  const { lambda, topK } = options;
+  if (!(lambda >= 0 && lambda <= 1)) throw invalidArgument('mmr.lambda', 'a number in [0, 1]', lambda);
+  const count = candidates.length;
+  if (count === 0 || topK <= 0) return [];
+  let minimum = Number.POSITIVE_INFINITY;
+  let maximum = Number.NEGATIVE_INFINITY;
+  for (const candidate of candidates) {
+    minimum = Math.min(minimum, candidate.score);
+    maximum = Math.max(maximum, candidate.score);
+  }
+  const relevance = candidates.map((candidate) => (maximum > minimum ? (candidate.score - minimum) / (maximum - minimum) : 1));
+  // Highest similarity of each candidate to anything picked so far.
+  const redundancy = new Float64Array(count);
+  const picked = new Uint8Array(count);
+  const selected: ScoredChunk[] = [];
+  while (selected.length < Math.min(topK, count)) {
+    let best = -1;
+    let bestValue = Number.NEGATIVE_INFINITY;
+    for (let index = 0; index < count; index++) {
+      if (picked[index]) continue;
+      const value = lambda * relevance[index]! - (1 - lambda) * (selected.length === 0 ? 0 : redundancy[index]!);
+      if (value > bestValue) {
+        bestValue = value;
+        best = index;
+      }
+    }
+    picked[best] = 1;
+    const chosen = candidates[best]!;
+    selected.push({ ...chosen, scores: { ...chosen.scores, mmr: bestValue } });
+    const embedding = chosen.chunk.embedding;
+    if (!embedding) continue;
+    for (let index = 0; index < count; index++) {
+      if (picked[index]) continue;
+      const other = candidates[index]!.chunk.embedding;
+      if (!other) continue;
+      const similarity = cosineSimilarity(embedding, other);
+      if (similarity > redundancy[index]!) redundancy[index] = similarity;
+    }
+  }
+  return selected;
+}
