@@ -1,6 +1,6 @@
 import { contentHash } from '@zerda/context-core';
 import type { LegacyDeduplicationStrategy } from './legacy-strategies.js';
-import { checkTuples, type LegacyChunk, type ScoredTuple } from './legacy-tuple.js';
+import { checkTuples, type LegacyChunk, type ScoredTuple, type TupleInput } from './legacy-tuple.js';
 
 /**
  * Legacy exact deduplication: tuples whose chunk texts have the same content hash — the one the
@@ -10,7 +10,7 @@ import { checkTuples, type LegacyChunk, type ScoredTuple } from './legacy-tuple.
  * chunks of any length.
  */
 export class HashDeduplication implements LegacyDeduplicationStrategy {
-  deduplicate<C extends LegacyChunk>(chunks: readonly ScoredTuple<C>[]): ScoredTuple<C>[] {
+  deduplicate<C extends LegacyChunk>(chunks: readonly TupleInput<C>[]): ScoredTuple<C>[] {
     checkTuples<C>(chunks);
     const seen = new Set<string>();
     const kept: ScoredTuple<C>[] = [];
@@ -18,7 +18,7 @@ export class HashDeduplication implements LegacyDeduplicationStrategy {
       const hash = contentHash(tuple[0].text);
       if (seen.has(hash)) continue;
       seen.add(hash);
-      kept.push(tuple);
+      kept.push(tuple as ScoredTuple<C>);
     }
     return kept;
   }

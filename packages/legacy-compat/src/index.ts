@@ -4,7 +4,7 @@
  * package shadowed them with `None` at its root; this one does not).
  */
 export { validateChunk } from './legacy-tuple.js';
-export type { LegacyChunk, ScoredTuple } from './legacy-tuple.js';
+export type { LegacyChunk, ScoredTuple, TupleInput } from './legacy-tuple.js';
 export type { LegacyDeduplicationStrategy, LegacyRankingStrategy, LegacyCompressionStrategy } from './legacy-strategies.js';
 export { PrefixDeduplication } from './prefix-deduplication.js';
 export { HashDeduplication } from './hash-deduplication.js';

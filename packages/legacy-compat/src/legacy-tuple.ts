@@ -10,7 +10,10 @@ export interface LegacyChunk {
 }
 
 /** The legacy unit of exchange: a chunk and its score (a similarity: higher is better). */
-export type ScoredTuple<C extends LegacyChunk = LegacyChunk> = readonly [chunk: C, score: number];
+export type ScoredTuple<C extends LegacyChunk = LegacyChunk> = [chunk: C, score: number];
+
+/** What the legacy classes accept: mutable or readonly tuples (they never modify them). */
+export type TupleInput<C extends LegacyChunk = LegacyChunk> = readonly [chunk: C, score: number];
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -40,7 +43,7 @@ export function validateChunk(chunk: unknown): asserts chunk is LegacyChunk & { 
 }
 
 /** Checks that `chunks` is a list of `[chunk, score]` tuples whose chunks have string text. */
-export function checkTuples<C extends LegacyChunk>(chunks: unknown, options: { scores?: boolean } = {}): asserts chunks is ScoredTuple<C>[] {
+export function checkTuples<C extends LegacyChunk>(chunks: unknown, options: { scores?: boolean } = {}): asserts chunks is TupleInput<C>[] {
   if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of [chunk, score] tuples', chunks);
   chunks.forEach((entry: unknown, index) => {
     if (!Array.isArray(entry) || entry.length < 2) throw invalidArgument(`chunks[${index}]`, 'a [chunk, score] tuple', entry);

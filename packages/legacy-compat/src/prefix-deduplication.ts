@@ -1,7 +1,7 @@
 import { charCounter } from '@zerda/text';
 import { ZerdaError, invalidArgument } from '@zerda/types';
 import type { LegacyDeduplicationStrategy } from './legacy-strategies.js';
-import { checkTuples, type LegacyChunk, type ScoredTuple } from './legacy-tuple.js';
+import { checkTuples, type LegacyChunk, type ScoredTuple, type TupleInput } from './legacy-tuple.js';
 
 /** The first `length` code points of `text` (what Python's `text[:length]` gives). */
 function codePointPrefix(text: string, length: number): string {
@@ -33,7 +33,7 @@ export class PrefixDeduplication implements LegacyDeduplicationStrategy {
     this.prefixLength = prefixLength;
   }
 
-  deduplicate<C extends LegacyChunk>(chunks: readonly ScoredTuple<C>[]): ScoredTuple<C>[] {
+  deduplicate<C extends LegacyChunk>(chunks: readonly TupleInput<C>[]): ScoredTuple<C>[] {
     checkTuples<C>(chunks);
     chunks.forEach(([chunk], index) => {
       const length = charCounter(chunk.text);
@@ -52,7 +52,7 @@ export class PrefixDeduplication implements LegacyDeduplicationStrategy {
       const signature = codePointPrefix(tuple[0].text, this.prefixLength).toLowerCase();
       if (seen.has(signature)) continue;
       seen.add(signature);
-      kept.push(tuple);
+      kept.push(tuple as ScoredTuple<C>);
     }
     return kept;
   }

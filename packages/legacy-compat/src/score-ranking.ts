@@ -1,6 +1,6 @@
 import { invalidArgument } from '@zerda/types';
 import type { LegacyRankingStrategy } from './legacy-strategies.js';
-import { checkTuples, type LegacyChunk, type ScoredTuple } from './legacy-tuple.js';
+import { checkTuples, type LegacyChunk, type ScoredTuple, type TupleInput } from './legacy-tuple.js';
 
 /**
  * Legacy ranking: tuples sorted by score, highest first (stable: equal scores keep their input
@@ -8,12 +8,12 @@ import { checkTuples, type LegacyChunk, type ScoredTuple } from './legacy-tuple.
  * an empty one); 0 returns `[]`. Returns a new array; the input is not modified.
  */
 export class ScoreRanking implements LegacyRankingStrategy {
-  rank<C extends LegacyChunk>(chunks: readonly ScoredTuple<C>[], maxChunks?: number | null): ScoredTuple<C>[] {
+  rank<C extends LegacyChunk>(chunks: readonly TupleInput<C>[], maxChunks?: number | null): ScoredTuple<C>[] {
     checkTuples<C>(chunks, { scores: true });
     if (maxChunks !== undefined && maxChunks !== null && (typeof maxChunks !== 'number' || !Number.isInteger(maxChunks) || maxChunks < 0)) {
       throw invalidArgument('maxChunks', 'an integer >= 0, null or undefined (all)', maxChunks);
     }
-    const sorted = [...chunks].sort((a, b) => (a[1] === b[1] ? 0 : b[1] > a[1] ? 1 : -1));
+    const sorted = ([...chunks] as ScoredTuple<C>[]).sort((a, b) => (a[1] === b[1] ? 0 : b[1] > a[1] ? 1 : -1));
     return maxChunks === undefined || maxChunks === null ? sorted : sorted.slice(0, maxChunks);
   }
 }

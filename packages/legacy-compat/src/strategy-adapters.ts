@@ -4,7 +4,7 @@ import type { ScoredTuple } from './legacy-tuple.js';
 
 function toTuples(chunks: readonly ScoredChunk[]): ScoredTuple<DocumentChunk>[] {
   if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of scored chunks', chunks);
-  return chunks.map((scored) => [scored.chunk, scored.score] as const);
+  return chunks.map((scored): ScoredTuple<DocumentChunk> => [scored.chunk, scored.score]);
 }
 
 /**
