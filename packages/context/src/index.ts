@@ -1,5 +1,25 @@
+/**
+ * zerda — context engineering for retrieval-augmented generation.
+ *
+ * One import gives the engine and every public name of the core packages: @zerda/types,
+ * @zerda/text, @zerda/retriever, @zerda/context-core, @zerda/composer, @zerda/legacy-compat and
+ * @zerda/vector-memory. Optional backends (HNSW, pgvector …), chunkers and embedders are separate
+ * packages, so that importing the engine never installs them.
+ */
+export * from '@zerda/types';
+export * from '@zerda/text';
+export * from '@zerda/retriever';
+export * from '@zerda/context-core';
+export * from '@zerda/composer';
+export * from '@zerda/legacy-compat';
+export * from '@zerda/vector-memory';
+// The strategy classes share their short names with the contracts of @zerda/types; the classes
+// win here, and the contracts stay available as QueryAnalyzerStrategy, ChunkFilterStrategy … .
+export { QueryAnalyzer, ChunkFilter, ContextGuard, charCounter, wordCounter } from '@zerda/context-core';
+export { truncateAtWordBoundary } from '@zerda/text';
+
 export { ContextEngine, tupleToScored } from './engine.js';
-export { ContextManager, fromLegacyCompression, fromLegacyDeduplication, fromLegacyRanking } from './manager.js';
-export type { ContextManagerOptions, LegacyCompressionStrategy, LegacyDeduplicationStrategy, LegacyRankingStrategy, LegacyTuple } from './manager.js';
-export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, LangChainVectorStoreLike, RunMultiOptions, RunOptions } from './options.js';
+export { ContextManager, asLegacyCompressionComposer } from './manager.js';
+export type { ContextManagerOptions } from './manager.js';
+export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, RunMultiOptions, RunOptions } from './options.js';
 export { queryHeader } from './headers.js';

@@ -1,36 +1,23 @@
 import { charCounter, truncateAtWordBoundary } from '@zerda/text';
 import {
+  asChunkFilter,
+  asChunkRanker,
+  type LegacyCompressionStrategy,
+  type LegacyDeduplicationStrategy,
+  type LegacyRankingStrategy,
+} from '@zerda/legacy-compat';
+import {
   type BudgetAllocator,
-  type ChunkFilter,
-  type ChunkRanker,
   type ComposeOptions,
   type ComposeResult,
   type ContextComposer,
   type ContextEngineConfigInput,
-  type FilterOutcome,
-  type LengthCounter,
   type ScoredChunk,
   type UsedChunk,
   invalidArgument,
 } from '@zerda/types';
 import { ContextEngine } from './engine.js';
 import type { ContextEngineOptions } from './options.js';
-
-/** A legacy `[chunk, score]` tuple. */
-export type LegacyTuple = [ScoredChunk['chunk'], number];
-
-/** The legacy deduplication contract (e.g. `HashDeduplication`, `PrefixDeduplication` from @zerda/legacy-compat). */
-export interface LegacyDeduplicationStrategy {
-  deduplicate(chunks: LegacyTuple[]): LegacyTuple[];
-}
-/** The legacy ranking contract (e.g. `ScoreRanking`). */
-export interface LegacyRankingStrategy {
-  rank(chunks: LegacyTuple[], maxChunks?: number): LegacyTuple[];
-}
-/** The legacy compression contract (e.g. `GreedyCompression`). */
-export interface LegacyCompressionStrategy {
-  compress(context: string, target: number, counter: LengthCounter, separator: string): string;
-}
 
 export interface ContextManagerOptions extends Omit<ContextEngineOptions, 'config' | 'budgetAllocator'> {
   dedupStrategy?: LegacyDeduplicationStrategy;
@@ -39,44 +26,12 @@ export interface ContextManagerOptions extends Omit<ContextEngineOptions, 'confi
   budgetStrategy?: BudgetAllocator;
 }
 
-function byChunk(chunks: ScoredChunk[]): Map<ScoredChunk['chunk'], ScoredChunk> {
-  return new Map(chunks.map((scored) => [scored.chunk, scored]));
-}
-
-/** Adapts a legacy deduplication strategy to the modern `ChunkFilter` stage. */
-export function fromLegacyDeduplication(strategy: LegacyDeduplicationStrategy): ChunkFilter {
-  return {
-    filter(chunks: ScoredChunk[]): FilterOutcome {
-      const index = byChunk(chunks);
-      const kept = strategy.deduplicate(chunks.map((scored) => [scored.chunk, scored.score])).map(([chunk]) => index.get(chunk)!).filter(Boolean);
-      const keptIds = new Set(kept.map((scored) => scored.chunk.id));
-      return {
-        kept,
-        dropped: chunks.filter((scored) => !keptIds.has(scored.chunk.id)).map((scored) => ({ chunkId: scored.chunk.id, reason: 'legacy_deduplication' })),
-      };
-    },
-  };
-}
-
-/** Adapts a legacy ranking strategy to the modern `ChunkRanker` stage. */
-export function fromLegacyRanking(strategy: LegacyRankingStrategy): ChunkRanker {
-  return {
-    rank(chunks, options = {}) {
-      const index = byChunk(chunks);
-      return strategy.rank(chunks.map((scored) => [scored.chunk, scored.score]), options.maxChunks).map(([chunk, score]) => {
-        const scored = index.get(chunk)!;
-        return { ...scored, score, scores: { ...scored.scores, composite: score } };
-      });
-    },
-  };
-}
-
 /**
  * Adapts a legacy compression strategy to the `ContextComposer` stage: chunks are joined with the
  * separator in rank order and the strategy compresses the joined text to the budget, as the legacy
  * pipeline did. Truncation and statistics stay those of the wrapped modern composer.
  */
-export function fromLegacyCompression(strategy: LegacyCompressionStrategy, base: ContextComposer, separator: string): ContextComposer {
+export function asLegacyCompressionComposer(strategy: LegacyCompressionStrategy, base: ContextComposer, separator: string): ContextComposer {
   return {
     async compose(chunks: ScoredChunk[], options: ComposeOptions): Promise<ComposeResult> {
       const counter = options.counter ?? charCounter;
@@ -122,9 +77,9 @@ export class ContextManager extends ContextEngine {
       }
     }
     super({ ...rest, config, budgetAllocator: budgetStrategy });
-    if (dedupStrategy) this.chunkFilter = fromLegacyDeduplication(dedupStrategy);
-    if (rankingStrategy) this.ranker = fromLegacyRanking(rankingStrategy);
-    if (compressionStrategy) this.composer = fromLegacyCompression(compressionStrategy, this.composer, this.config.composer.separator);
+    if (dedupStrategy) this.chunkFilter = asChunkFilter(dedupStrategy);
+    if (rankingStrategy) this.ranker = asChunkRanker(rankingStrategy);
+    if (compressionStrategy) this.composer = asLegacyCompressionComposer(compressionStrategy, this.composer, this.config.composer.separator);
     this.log('debug', { event: 'legacy_strategies', dedup: !!dedupStrategy, ranking: !!rankingStrategy, compression: !!compressionStrategy }, 'ContextManager: legacy strategies wired');
   }
 }

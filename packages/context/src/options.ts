@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { EmbeddingProgress } from '@zerda/retriever';
+import type { EmbeddingProgress, LangChainVectorStoreLike } from '@zerda/retriever';
 import type {
   BudgetAllocator,
   ChunkFilter,
@@ -36,12 +36,6 @@ export interface ContextEngineOptions {
   logger?: Logger;
   /** Query/document embedder used by `index()` when no `vectorDb` is given (same as `index(chunks, { embedder })`). */
   embedder?: Embedder | EmbedFunction;
-}
-
-/** A LangChain.js-style vector store (`similaritySearchVectorWithScore` / `similaritySearchWithScore`). */
-export interface LangChainVectorStoreLike {
-  similaritySearchVectorWithScore?: (query: number[], k: number, filter?: unknown) => Promise<Array<[unknown, number]>>;
-  similaritySearchWithScore?: (query: string, k: number, filter?: unknown) => Promise<Array<[unknown, number]>>;
 }
 
 /** Options of `index()`. Precedence: `vectorDb` first, then `vectorStoreAdapter`, then `embedder`. */

@@ -1,0 +1,291 @@
+import { describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
+import { MemoryVectorStore } from '@zerda/vector-memory';
+import { ZerdaError, type ContextResult } from '@zerda/types';
+import { charCounter, wordCounter } from '@zerda/text';
+import { ContextEngine } from './engine.js';
+import { bagOfWordsEmbed, corpus } from './__fixtures__/corpus.js';
+
+async function indexedEngine(options: ConstructorParameters<typeof ContextEngine>[0] = {}) {
+  const engine = new ContextEngine(options);
+  await engine.index(corpus);
+  return engine;
+}
+
+function expectZerdaError(action: () => unknown, message: string | RegExp) {
+  let thrown: unknown;
+  try {
+    action();
+  } catch (error) {
+    thrown = error;
+  }
+  expect(ZerdaError.isInstance(thrown), `expected a ZerdaError, got ${String(thrown)}`).toBe(true);
+  expect((thrown as Error).message).toMatch(message);
+}
+
+async function expectRejects(promise: Promise<unknown>, message: string | RegExp) {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(ZerdaError.isInstance(error), `expected a ZerdaError, got ${String(error)}`).toBe(true);
+  expect((error as Error).message).toMatch(message);
+}
+
+describe('ContextEngine.run — the whole pipeline', () => {
+  it('answers an English query with the English document first, within the budget, with diagnostics', async () => {
+    const engine = await indexedEngine();
+    const result = await engine.run('What is retrieval-augmented generation?', { overrideBudget: 600 });
+    expect(result.chunks[0]?.chunk.docId).toBe('rag-en');
+    expect(result.context).toContain('Retrieval-augmented generation gives a language model');
+    expect(charCounter(result.context)).toBeLessThanOrEqual(600);
+    expect(result.budget).toMatchObject({ limit: 600, unit: 'chars' });
+    expect(result.counts.retrieved).toBeGreaterThanOrEqual(result.counts.afterFilter);
+    expect(result.counts.afterFilter).toBeGreaterThanOrEqual(result.counts.afterRank);
+    expect(result.counts.used).toBe(result.chunks.length);
+    expect(Object.keys(result.timings).sort()).toEqual(['analyze', 'cache', 'compose', 'filter', 'guard', 'rank', 'retrieve', 'total']);
+    const best = result.chunks[0]!;
+    for (const factor of ['keyword', 'retrieval', 'keywordBoost', 'sourceQuality', 'recency', 'position', 'composite'] as const) {
+      expect(typeof best.scores[factor], factor).toBe('number');
+    }
+    expect(result.guardPassed).toBe(true);
+    expect(result.fromCache).toBe(false);
+    expect(result.analysis.language).toBe('en');
+  });
+
+  it('answers Arabic queries with Arabic documents, whatever the diacritics, tatweel or alef forms', async () => {
+    const engine = await indexedEngine();
+    for (const query of ['ما هو التوليد المعزز بالاسترجاع؟', 'ما هو التَّوليد المُعزَّز بالاسترجـــاع؟', 'كيف نعالج النصوص العربيه قبل الفهرسه؟']) {
+      const result = await engine.run(query, { useHistory: false });
+      expect(result.analysis.language, query).toBe('ar');
+      expect(result.chunks[0]?.chunk.metadata.lang, query).toBe('ar');
+      expect(result.warnings.find((warning) => warning.code === 'language_mismatch')).toBeUndefined();
+    }
+  });
+
+  it('handles mixed Arabic/English queries', async () => {
+    const engine = await indexedEngine();
+    const result = await engine.run('شرح BM25 و k1 في البحث', { useHistory: false });
+    expect(result.analysis.language === 'mixed' || result.analysis.language === 'ar').toBe(true);
+    expect(result.chunks.map((chunk) => chunk.chunk.docId)).toContain('bm25-en');
+  });
+
+  it('never returns a chunk that fails the metadata filter', async () => {
+    const engine = await indexedEngine();
+    const result = await engine.run('search and retrieval', { metadataFilters: { tenant: 'globex' } });
+    expect(result.chunks.length).toBeGreaterThan(0);
+    for (const chunk of result.chunks) expect(chunk.chunk.metadata.tenant).toBe('globex');
+    const none = await engine.run('search', { metadataFilters: { tenant: 'nobody' } });
+    expect(none.chunks).toEqual([]);
+    expect(none.guardPassed).toBe(false);
+  });
+
+  it('respects maxChunks and counts tokens-like units through a custom counter', async () => {
+    const engine = await indexedEngine({ lengthCounter: wordCounter });
+    const result = await engine.run('search documents vectors chunks', { maxChunks: 2, overrideBudget: 60 });
+    expect(result.chunks.length).toBeLessThanOrEqual(2);
+    expect(wordCounter(result.context)).toBeLessThanOrEqual(60);
+    expect(result.budget.unit).toBe('words');
+  });
+
+  it('never exceeds the budget, for any query and budget (property)', async () => {
+    const engine = await indexedEngine({ config: { cache: { enabled: false } } });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.string(), fc.constantFrom('retrieval', 'البحث عن المقاطع', 'BM25 k1', 'vector search HNSW', 'النصوص العربية')),
+        fc.integer({ min: 0, max: 1500 }),
+        async (query, budget) => {
+          const result = await engine.run(query, { overrideBudget: budget, recordTurn: false, useHistory: false });
+          expect(charCounter(result.context)).toBeLessThanOrEqual(budget);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('answers with an empty, failed-guard result when nothing is indexed (index([]) only warns)', async () => {
+    const warn = vi.fn();
+    const engine = new ContextEngine({ logger: { warn } });
+    await engine.index([]);
+    expect(warn).toHaveBeenCalledOnce();
+    const result = await engine.run('anything');
+    expect(result.context).toBe('');
+    expect(result.guardPassed).toBe(false);
+    expect(result.guardWarnings).toEqual(['context is empty ⚠']);
+  });
+
+  it('logs structured events to an injected logger and nothing by default', async () => {
+    const info = vi.fn();
+    const engine = new ContextEngine({ logger: { info } });
+    await engine.index(corpus);
+    await engine.run('vector search');
+    const events = info.mock.calls.map((call) => (call[0] as { event: string }).event);
+    expect(events).toEqual(['ready', 'indexed', 'run']);
+    expect(info.mock.calls[1]![0]).toMatchObject({ chunks: corpus.length });
+  });
+});
+
+describe('ContextEngine indexing', () => {
+  it('index() replaces the corpus; add() and remove() change it incrementally', async () => {
+    const engine = await indexedEngine({ config: { cache: { enabled: false } } });
+    expect(engine.size).toBe(corpus.length);
+    await engine.index([{ docId: 'only', text: 'A single document about gardening tomatoes in spring and summer.' }]);
+    expect((await engine.run('retrieval augmented generation')).chunks).toEqual([]);
+    await engine.add([{ docId: 'late', text: 'Retrieval augmented generation added later, about retrieval.' }]);
+    expect((await engine.run('retrieval augmented generation')).chunks[0]?.chunk.docId).toBe('late');
+    await engine.remove(['late']);
+    expect((await engine.run('retrieval augmented generation')).chunks).toEqual([]);
+  });
+
+  it('a failed index() leaves the previous corpus intact', async () => {
+    const engine = await indexedEngine();
+    await expectRejects(engine.index([{ docId: 'ok', text: 'fine' }, { docId: 'bad', text: 42 }]), /chunks\[1\]\.text must be a string, got number 42/);
+    const result = await engine.run('BM25 ranks documents');
+    expect(result.chunks[0]?.chunk.docId).toBe('bm25-en');
+    const store = new MemoryVectorStore({ dimensions: 10 });
+    await expectRejects(
+      engine.index(corpus, { vectorDb: store, embedder: () => corpus.map(() => [Number.NaN]) }),
+      /embedding/,
+    );
+    expect((await engine.run('BM25 ranks documents', { useHistory: false })).chunks[0]?.chunk.docId).toBe('bm25-en');
+    expect(await store.count()).toBe(0);
+  });
+
+  it('indexes into a vector store with an embedder and fuses keyword and vector results', async () => {
+    const store = new MemoryVectorStore();
+    const engine = new ContextEngine();
+    await engine.index(corpus, { vectorDb: store, embedder: bagOfWordsEmbed });
+    expect(await store.count()).toBe(corpus.length);
+    const result = await engine.run('vector search', { useHistory: false });
+    const top = result.chunks[0]!;
+    expect(top.retrievers?.sort()).toEqual(['keyword', 'vector']);
+    expect(typeof top.scores.vector).toBe('number');
+    expect(typeof top.scores.fused).toBe('number');
+  });
+
+  it('with addToVectorDb: false points at an already populated store without writing', async () => {
+    const store = new MemoryVectorStore();
+    const embeddings = bagOfWordsEmbed(corpus.map((chunk) => chunk.text));
+    await store.add(corpus.map((chunk, i) => ({ id: `${chunk.docId}#0`, docId: chunk.docId, text: chunk.text, source: chunk.source ?? chunk.docId, metadata: {}, position: { index: 0 }, embedding: embeddings[i] })));
+    const add = vi.spyOn(store, 'add');
+    const engine = new ContextEngine();
+    await engine.index(corpus, { vectorDb: store, addToVectorDb: false, embedder: bagOfWordsEmbed });
+    expect(add).not.toHaveBeenCalled();
+    expect((await engine.run('vector search')).chunks.length).toBeGreaterThan(0);
+  });
+
+  it('indexDocuments chunks raw texts with default ids and sources, and retries legacy chunkers', async () => {
+    const modern = { chunk: (text: string, options?: unknown) => [{ id: `${(options as { docId: string }).docId}#0`, docId: (options as { docId: string }).docId, text, source: (options as { source: string }).source, metadata: {}, position: { index: 0 } }] };
+    const engine = new ContextEngine();
+    await engine.indexDocuments(['Tomatoes grow in summer.', 'الطماطم تنمو في الصيف.'], modern);
+    const result = await engine.run('tomatoes summer');
+    expect(result.chunks[0]?.chunk.docId).toBe('doc_0');
+    expect(result.chunks[0]?.chunk.source).toBe('doc_0');
+
+    const legacy = {
+      chunk(text: string, docId: unknown) {
+        if (typeof docId !== 'string') throw new TypeError('docId must be a string');
+        return [{ id: `${docId}-0`, docId, text, source: '', metadata: {}, position: { index: 0 } }];
+      },
+    };
+    const second = new ContextEngine();
+    await second.indexDocuments(['Cucumbers like water.'], legacy, { docIds: ['cucumber'], sources: ['garden.md'] });
+    const found = await second.run('cucumbers water');
+    expect(found.chunks[0]?.chunk).toMatchObject({ docId: 'cucumber', source: 'garden.md' });
+  });
+});
+
+describe('ContextEngine bad input', () => {
+  it('rejects bad arguments with ZerdaErrors naming the field', async () => {
+    const engine = await indexedEngine();
+    await expectRejects(engine.run(42 as unknown as string), /query must be a string, got number 42/);
+    await expectRejects(engine.run('q', { maxChunks: 0 }), /options\.maxChunks must be > 0/);
+    await expectRejects(engine.run('q', { overrideBudget: -5 }), /options\.overrideBudget must be >= 0, got number -5/);
+    await expectRejects(engine.run('q', { metadataFilters: { lang: { $regex: 'a' } } as never }), /options\.metadataFilters\.lang\.\$regex/);
+    await expectRejects(engine.run('q', { unknown: true } as never), /options\.unknown must be a known option/);
+    await expectRejects(engine.index('nope'), /chunks must be an array/);
+    await expectRejects(engine.runMulti('nope'), /queries must be an array/);
+    await expectRejects(engine.remove([1]), /docIds must be an array of document ids/);
+    expectZerdaError(() => new ContextEngine({ config: { composer: { maxContextLength: -1 } } }), /config\.composer\.maxContextLength must be > 0/);
+    expectZerdaError(() => engine.compressContext('text', -1), /targetLength must be a non-negative integer/);
+    expectZerdaError(() => engine.getContextStats(5), /context must be a string, got number 5/);
+  });
+});
+
+describe('ContextEngine state', () => {
+  it('records turns with the literal query and enriches follow-ups', async () => {
+    const engine = await indexedEngine();
+    await engine.run('How does BM25 ranking work?');
+    const followUp = await engine.run('and what does k1 control in it?');
+    expect(followUp.query).toBe('and what does k1 control in it?');
+    expect(followUp.analysis.query).toBe('and what does k1 control in it?');
+    expect(followUp.effectiveQuery).not.toBe(followUp.query);
+    expect(engine.getHistory()?.turns.map((turn) => turn.query)).toEqual(['How does BM25 ranking work?', 'and what does k1 control in it?']);
+    const saved = JSON.parse(JSON.stringify(engine.getHistory()!.toJSON()));
+    const restored = await indexedEngine();
+    restored.setConversation(saved);
+    expect(restored.getHistory()?.turns.map((turn) => turn.query)).toEqual(['How does BM25 ranking work?', 'and what does k1 control in it?']);
+  });
+
+  it('reports performance with cache statistics and clears the cache', async () => {
+    const engine = await indexedEngine();
+    await engine.run('vector search', { recordTurn: false });
+    const hit = await engine.run('vector search', { recordTurn: false });
+    expect(hit.fromCache).toBe(true);
+    const report = engine.getPerformanceReport() as { totalQueries: number; cache: { hits: number; misses: number } };
+    expect(report.totalQueries).toBe(2);
+    expect(report.cache).toMatchObject({ hits: 1, misses: 1 });
+    engine.clearCache();
+    expect((await engine.run('vector search', { recordTurn: false })).fromCache).toBe(false);
+  });
+
+  it('getContextStats and compressContext go through the composer', async () => {
+    const engine = await indexedEngine();
+    const { context } = await engine.run('retrieval');
+    const stats = engine.getContextStats(context) as { characters: number };
+    expect(stats.characters).toBe(context.length);
+    const short = engine.compressContext('تقنية التوليد المعزز بالاسترجاع تمنح النموذج الوثائق', 20);
+    expect(charCounter(short)).toBeLessThanOrEqual(20);
+    expect('تقنية التوليد المعزز بالاسترجاع'.startsWith(short.replace(/…$/, '').trimEnd())).toBe(true);
+  });
+});
+
+describe('ContextEngine.runMulti', () => {
+  it('allocates the global budget, punctuates headers the same way in every language, and never exceeds it', async () => {
+    const engine = await indexedEngine();
+    const combined = await engine.runMulti(['What is BM25?', 'ما هي معالجة النصوص العربية؟'], { globalBudget: 700 });
+    expect(charCounter(combined)).toBeLessThanOrEqual(700);
+    expect(combined).toContain('--- Query 1: What is BM25? ---');
+    expect(combined).toContain('--- السؤال 2: ما هي معالجة النصوص العربية؟ ---');
+    expect(combined).not.toMatch(/: \d+:/);
+    expect(await engine.runMulti([])).toBe('');
+    const history = engine.getHistory()?.size ?? 0;
+    expect(history).toBe(0);
+  });
+
+  it('forwards run options such as metadata filters to every query', async () => {
+    const engine = await indexedEngine();
+    const detailed = await engine.runMultiDetailed(['search', 'retrieval'], { metadataFilters: { tenant: 'globex' }, useWeighted: false });
+    expect(detailed.allocations[0]).toBe(detailed.allocations[1]);
+    for (const result of detailed.results) for (const chunk of result.chunks) expect(chunk.chunk.metadata.tenant).toBe('globex');
+  });
+});
+
+describe('ContextEngine concurrency', () => {
+  it('200 concurrent runs give the same results as sequential runs and keep counters consistent', async () => {
+    const queries = ['What is retrieval-augmented generation?', 'ما هو التوليد المعزز بالاسترجاع؟', 'BM25 k1 saturation', 'vector search HNSW', 'chunk overlap', 'النصوص العربية والتطبيع'];
+    const sequentialEngine = await indexedEngine({ config: { cache: { enabled: false } } });
+    const expected = new Map<string, string>();
+    for (const query of queries) expected.set(query, (await sequentialEngine.run(query, { useHistory: false, recordTurn: false })).context);
+
+    const engine = await indexedEngine({ config: { multiTurn: { maxTurns: 500 } } });
+    const all = Array.from({ length: 200 }, (_, i) => queries[i % queries.length]!);
+    const results: ContextResult[] = await Promise.all(all.map((query) => engine.run(query, { useHistory: false })));
+    results.forEach((result, i) => expect(result.context).toBe(expected.get(all[i]!)));
+    const report = engine.getPerformanceReport() as { totalQueries: number; cache: { hits: number; misses: number } };
+    expect(report.totalQueries).toBe(200);
+    expect(report.cache.hits + report.cache.misses).toBe(200);
+    expect(engine.getHistory()?.size).toBe(200);
+    expect(engine.getHistory()?.turns.map((turn) => turn.query).sort()).toEqual([...all].sort());
+  });
+});
