@@ -1,3 +1,4 @@
+import { tokenCounter } from '@zerda/context-core';
 import { charCounter, defaultAnalyzer, truncateAtWordBoundary as sharedTruncation, wordCounter } from '@zerda/text';
 import { ZerdaError, type ContextTemplate, type ScoredChunk } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
@@ -199,6 +200,19 @@ describe('budget fitting (no query: whole chunks by rank, then one cut)', () => 
     const tokens = composer.compose(corpus(), { budget: 90, counter: tokenLikeCounter, template: 'citations' });
     expect(tokenLikeCounter(tokens.context)).toBeLessThanOrEqual(90);
     expect(tokens.stats.unit).toBe('tokens');
+  });
+
+  it('fits a real tokenizer budget (cl100k_base) for Arabic and English, with and without a query', () => {
+    const tokens = tokenCounter('cl100k_base');
+    const long = [...corpus(), scored('library#0', ARABIC_LIBRARY), scored('mixed#0', MIXED)];
+    for (const budget of [0, 20, 45, 80, 130, 200]) {
+      for (const analysis of [undefined, analysisOf('نهر النيل'), analysisOf('Berlin Wall')]) {
+        const result = composer.compose(long, { budget, counter: tokens, template: 'citations', ...(analysis ? { analysis } : {}) });
+        expect(tokens(result.context)).toBeLessThanOrEqual(budget);
+        expect(result.stats).toMatchObject({ unit: 'tokens', length: tokens(result.context) });
+        if (budget >= 130) expect(result.chunks.length).toBeGreaterThanOrEqual(2);
+      }
+    }
   });
 
   it('uses config.maxContextLength when no budget is given', () => {
