@@ -289,3 +289,18 @@ describe('ContextEngine concurrency', () => {
     expect(engine.getHistory()?.turns.map((turn) => turn.query).sort()).toEqual([...all].sort());
   });
 });
+
+describe('explainResult', () => {
+  it('explains every chunk with its factors, the stage counts, guard and timings', async () => {
+    const { explainResult } = await import('./diagnostics.js');
+    const engine = await indexedEngine();
+    const result = await engine.run('ما هو التوليد المعزز بالاسترجاع؟');
+    const text = explainResult(result);
+    expect(text).toContain('language=ar');
+    expect(text).toContain(result.chunks[0]!.chunk.id);
+    expect(text).toMatch(/\| # \| chunk +\| source/);
+    expect(text).toMatch(/stages: retrieved \d+ → after filter \d+ → after rank \d+ → used \d+/);
+    expect(text).toContain('guard: passed');
+    expect(() => explainResult({} as never)).toThrow(/result must be a ContextResult/);
+  });
+});

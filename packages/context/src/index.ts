@@ -23,3 +23,4 @@ export { ContextManager, asLegacyCompressionComposer } from './manager.js';
 export type { ContextManagerOptions } from './manager.js';
 export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, RunMultiOptions, RunOptions } from './options.js';
 export { queryHeader } from './headers.js';
+export { explainResult } from './diagnostics.js';

@@ -38,6 +38,11 @@ describe('toDocumentChunk', () => {
     expect((thrown as Error).message).toContain(message);
   });
 
+  it('toDocumentChunks numbers chunks without a position per document', () => {
+    const chunks = toDocumentChunks([{ docId: 'a', text: 'x' }, { docId: 'b', text: 'y' }, { docId: 'a', text: 'z' }, { docId: 'c', text: 'w', position: { index: 4 } }]);
+    expect(chunks.map((chunk) => [chunk.id, chunk.position.index])).toEqual([['a#0', 0], ['b#0', 0], ['a#1', 1], ['c#4', 4]]);
+  });
+
   it('toDocumentChunks names the list index and refuses duplicate ids', () => {
     expect(() => toDocumentChunks([{ docId: 'a', text: 'x' }, { docId: 'b', text: 1 }])).toThrow('chunks[1].text must be a string, got number 1');
     expect(() => toDocumentChunks([{ id: 'same', docId: 'a', text: 'x' }, { id: 'same', docId: 'b', text: 'y' }])).toThrow(

@@ -104,7 +104,7 @@ export function toDocumentChunk(input: unknown, fallbackIndex = 0, field = 'chun
 
 /**
  * Validates a list of chunk inputs (each named `chunks[i]` in errors) and checks ids are unique
- * within the list. Returns new objects; the inputs are not modified.
+ * within the list. Chunks without a position are numbered per document in list order. Returns new objects; the inputs are not modified.
  */
 export function toDocumentChunks(inputs: unknown, field = 'chunks'): DocumentChunk[] {
   if (!Array.isArray(inputs)) {
@@ -112,9 +112,16 @@ export function toDocumentChunks(inputs: unknown, field = 'chunks'): DocumentChu
   }
   const list = inputs as unknown[];
   const seen = new Set<string>();
+  // A chunk without a position is the next chunk of its document: its index counts that
+  // document's earlier chunks in the list (so whole documents get index 0, not their list index).
+  const nextIndex = new Map<string, number>();
   const out: DocumentChunk[] = [];
   for (let i = 0; i < list.length; i++) {
-    const chunk = toDocumentChunk(list[i], i, `${field}[${i}]`);
+    const item = list[i] as { docId?: unknown } | null;
+    const docId = item && typeof item === 'object' && typeof item.docId === 'string' ? item.docId : '';
+    const fallback = nextIndex.get(docId) ?? 0;
+    const chunk = toDocumentChunk(list[i], fallback, `${field}[${i}]`);
+    nextIndex.set(docId, Math.max(fallback, chunk.position.index) + 1);
     if (seen.has(chunk.id)) {
       // A duplicate id would silently overwrite another chunk in every store; refuse it up front.
       throw invalidArgument(`${field}[${i}].id`, 'unique within the list', chunk.id);
