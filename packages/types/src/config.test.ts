@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZerdaError, resolveConfig, resolveConfigSection, similarityFromDistance, validateEmbedding } from './index.js';
+import { ZerdaError, cosineSimilarity, resolveConfig, resolveConfigSection, similarityFromDistance, validateEmbedding } from './index.js';
 
 describe('resolveConfig', () => {
   it('fills every default from an empty object or undefined', () => {
@@ -40,6 +40,16 @@ describe('vector helpers', () => {
     expect(similarityFromDistance('ip', -3)).toBe(3);
     expect(similarityFromDistance('l2', 4, { squared: true })).toBeCloseTo(1 / 3);
     expect(similarityFromDistance('l2', 0)).toBe(1);
+  });
+
+  it('computes cosine similarity, robust to zero and tiny vectors', () => {
+    expect(cosineSimilarity([1, 0], [0, 1])).toBe(0);
+    expect(cosineSimilarity(new Float32Array([1, 2]), [2, 4])).toBeCloseTo(1, 6);
+    expect(cosineSimilarity([1, 1], [-1, -1])).toBeCloseTo(-1, 12);
+    expect(cosineSimilarity([0, 0], [1, 2])).toBe(0);
+    expect(cosineSimilarity([0, 1e-160], [0, 1e-160])).toBeCloseTo(1, 2);
+    expect(cosineSimilarity([0, 1e-170], [0, 1e-170])).toBe(0);
+    expect(() => cosineSimilarity([1, 2], [1])).toThrow('cosineSimilarity(b) has 1 dimensions, expected 2');
   });
 
   it('validates embeddings before anything is written', () => {

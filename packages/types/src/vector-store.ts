@@ -85,6 +85,31 @@ export function similarityFromDistance(metric: VectorMetric, distance: number, o
 }
 
 /**
+ * Cosine similarity of two equally long vectors, in [-1, 1]; 0 when either vector is all zeros (or
+ * so small that its norm underflows). The one implementation every package uses for MMR, diversity
+ * and relevance, so that they all agree. Vectors of different lengths throw ZERDA_DIMENSION_MISMATCH.
+ */
+export function cosineSimilarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) {
+    throw createError('ZERDA_DIMENSION_MISMATCH', { field: 'cosineSimilarity(b)', received: String(b.length), expected: String(a.length) });
+  }
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] as number;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  // Multiply the roots, not the squares: tiny vectors would underflow to a zero denominator.
+  const denominator = Math.sqrt(normA) * Math.sqrt(normB);
+  if (!(denominator > 0) || !Number.isFinite(dot)) return 0;
+  return Math.max(-1, Math.min(1, dot / denominator));
+}
+
+/**
  * Checks an embedding before anything is written: numeric array or typed array, every value
  * finite, the expected dimension (when known). Returns it as a Float32Array.
  */
