@@ -15,12 +15,12 @@ import { assertKnownKeys, assertOptionsObject, assertScoredChunks } from './vali
 
 /** Below this many non-space characters the repeated-character test is not meaningful. */
 const REPEAT_MIN_LENGTH = 8;
-/** A chunk whose single most frequent non-space character makes up this share is noise ("=====", "ههههههه"). */
+/** A chunk whose single most frequent non-space character makes up more than this share is noise ("=====", "ههههههه"). */
 const REPEAT_SHARE = 0.5;
 /** A chunk whose URLs make up more than this share of its non-space characters is a link list, not prose. */
 const URL_SHARE = 0.5;
 const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'،؛]+/giu;
-const LETTER = /[\p{L}\p{M}]/u;
+const LETTERS = /[\p{L}\p{M}]/gu;
 
 /**
  * The text a content hash is taken over: search-normalised (case folded, Arabic letters unified,
@@ -28,37 +28,57 @@ const LETTER = /[\p{L}\p{M}]/u;
  * the same to a person hash the same.
  */
 export function contentKey(text: string): string {
-  return normalizeText(text).replace(/\s+/gu, ' ').trim();
+  return collapseWhitespace(normalizeText(text));
 }
 
 /** SHA-256 (hex) of {@link contentKey}. */
 export function contentHash(text: string): string {
-  return createHash('sha256').update(contentKey(text), 'utf8').digest('hex');
+  return sha256(contentKey(text));
+}
+
+function collapseWhitespace(text: string): string {
+  return text.replace(/\s+/gu, ' ').trim();
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** Why a text looks like noise, or undefined when it reads like prose. */
 export function noiseReason(text: string, minLetterRatio: number): string | undefined {
   const visible = text.replace(/\s+/gu, '');
   if (visible.length === 0) return 'no visible characters';
-  const characters = Array.from(visible);
+  const total = charCounter(visible);
   let urlLength = 0;
-  for (const match of text.matchAll(URL_PATTERN)) urlLength += Array.from(match[0]).length;
-  if (urlLength / characters.length > URL_SHARE) return `mostly URLs (${percent(urlLength / characters.length)} of characters)`;
-  let letters = 0;
-  const frequency = new Map<string, number>();
-  let top = 0;
-  for (const character of characters) {
-    if (LETTER.test(character)) letters++;
-    const count = (frequency.get(character) ?? 0) + 1;
-    frequency.set(character, count);
-    if (count > top) top = count;
-  }
-  const ratio = letters / characters.length;
+  for (const match of text.matchAll(URL_PATTERN)) urlLength += charCounter(match[0]);
+  if (urlLength / total > URL_SHARE) return `mostly URLs (${percent(urlLength / total)} of characters)`;
+  const letters = (visible.match(LETTERS) ?? []).length;
+  const ratio = letters / total;
   if (ratio < minLetterRatio) return `letter ratio ${ratio.toFixed(2)} < ${minLetterRatio} (mostly digits, symbols or punctuation)`;
-  if (characters.length >= REPEAT_MIN_LENGTH && top / characters.length >= REPEAT_SHARE) {
-    return `one character repeated (${percent(top / characters.length)} of characters)`;
+  if (total >= REPEAT_MIN_LENGTH) {
+    const share = majorityShare(visible, total);
+    if (share > REPEAT_SHARE) return `one character repeated (${percent(share)} of characters)`;
   }
   return undefined;
+}
+
+/**
+ * The share of the most frequent code point when one makes up more than half of the text, else 0.
+ * Boyer–Moore majority vote: one pass to find the only possible candidate, one to count it — no map.
+ */
+function majorityShare(text: string, total: number): number {
+  let candidate = -1;
+  let votes = 0;
+  for (const character of text) {
+    const code = character.codePointAt(0) as number;
+    if (votes === 0) {
+      candidate = code;
+      votes = 1;
+    } else votes += code === candidate ? 1 : -1;
+  }
+  let count = 0;
+  for (const character of text) if (character.codePointAt(0) === candidate) count++;
+  return count * 2 > total ? count / total : 0;
 }
 
 function percent(share: number): string {
@@ -68,6 +88,13 @@ function percent(share: number): string {
 interface Candidate {
   item: ScoredChunk;
   index: number;
+  /** normalizeText of the chunk text, computed once for both duplicate checks. */
+  normalized?: string;
+}
+
+function normalizedText(candidate: Candidate): string {
+  candidate.normalized ??= normalizeText(candidate.item.chunk.text);
+  return candidate.normalized;
 }
 
 /** Best first: higher score, then earlier in the input (the retriever's order). */
@@ -114,7 +141,7 @@ export class ChunkFilter implements ChunkFilterStrategy {
       const byHash = new Map<string, Candidate>();
       const losers = new Set<Candidate>();
       for (const candidate of [...survivors].sort(byQuality)) {
-        const hash = contentHash(candidate.item.chunk.text);
+        const hash = sha256(collapseWhitespace(normalizedText(candidate)));
         const best = byHash.get(hash);
         if (best) {
           losers.add(candidate);
@@ -155,11 +182,11 @@ export class ChunkFilter implements ChunkFilterStrategy {
   private nearDuplicates(survivors: readonly Candidate[], dropped: DroppedChunk[]): Set<Candidate> {
     const { threshold, shingleSize } = this.config.nearDuplicates;
     const losers = new Set<Candidate>();
-    const buckets = new Map<string, Candidate[]>();
+    const buckets = new Map<number, Candidate[]>();
     const shingles = new Map<Candidate, Set<number>>();
     const kept: Candidate[] = [];
     for (const candidate of [...survivors].sort(byQuality)) {
-      const set = shingleSet(words(normalizeText(candidate.item.chunk.text)), shingleSize);
+      const set = shingleSet(words(normalizedText(candidate)), shingleSize);
       shingles.set(candidate, set);
       if (set.size === 0) continue;
       const keys = bandKeys(this.hasher.signature(set), this.layout);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Analyzer } from '@zerda/text';
 import {
+  cosineSimilarity,
   invalidArgument,
   parseOrThrow,
   resolveConfigSection,
@@ -47,24 +48,6 @@ export function sourceQualityOf(map: SourceQualityMap | undefined, source: strin
   const entry = map?.[source];
   if (entry === undefined) return undefined;
   return typeof entry === 'number' ? entry : entry.score;
-}
-
-/** Cosine similarity of two equally long vectors (0 when either is all zeros). */
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    dot += x * y;
-    normA += x * x;
-    normB += y * y;
-  }
-  // Multiply the roots, not the squares: tiny vectors would underflow to a zero denominator.
-  const denominator = Math.sqrt(normA) * Math.sqrt(normB);
-  if (!(denominator > 0) || !Number.isFinite(dot)) return 0;
-  return Math.max(-1, Math.min(1, dot / denominator));
 }
 
 interface Ranked {
@@ -235,7 +218,7 @@ export class CompositeRanker implements ChunkRanker {
   private similarity(a: Ranked, b: Ranked): number {
     const left = a.item.chunk.embedding;
     const right = b.item.chunk.embedding;
-    if (left && right && left.length === right.length && left.length > 0) return cosine(left, right);
+    if (left && right && left.length === right.length && left.length > 0) return cosineSimilarity(left, right);
     return jaccard(a.terms, b.terms);
   }
 }

@@ -181,6 +181,6 @@ export class ContextGuard implements ContextGuardStrategy {
 }
 
 function truncateForMessage(text: string): string {
-  const flat = text.replace(/\s+/gu, ' ');
-  return flat.length > 60 ? `${flat.slice(0, 57)}…` : flat;
+  const flat = Array.from(text.replace(/\s+/gu, ' '));
+  return flat.length > 60 ? `${flat.slice(0, 57).join('')}…` : flat.join('');
 }

@@ -9,13 +9,17 @@ export interface Cue {
   words: string[];
   /** Only at the start of the query (after an optional leading conjunction), for ambiguous words such as Arabic `من` (“who” / “from”). */
   start: boolean;
+  /** The cue counts only when at most this many words follow it (see DEFINITION_CUES). */
+  maxTail?: number;
 }
 
 /** Builds cues from phrases; a leading `^` marks a start-only cue. */
-export function cues(phrases: readonly string[]): Cue[] {
+export function cues(phrases: readonly string[], options: { maxTail?: number } = {}): Cue[] {
   return phrases.map((phrase) => {
     const start = phrase.startsWith('^');
-    return { words: words(normalizeText(start ? phrase.slice(1) : phrase)), start };
+    const cue: Cue = { words: words(normalizeText(start ? phrase.slice(1) : phrase)), start };
+    if (options.maxTail !== undefined) cue.maxTail = options.maxTail;
+    return cue;
   });
 }
 
@@ -25,6 +29,7 @@ const LEADERS = new Set(['and', 'so', 'but', 'then', 'also', 'و', 'ف', 'ثم',
 const ATTACHED = ['و', 'ف'];
 
 function matchesAt(tokens: readonly string[], index: number, cue: Cue): boolean {
+  if (cue.maxTail !== undefined && tokens.length - index - cue.words.length > cue.maxTail) return false;
   for (let k = 0; k < cue.words.length; k++) {
     const token = tokens[index + k];
     const expected = cue.words[k] as string;
@@ -74,18 +79,28 @@ export const HOW_TO_CUES = cues([
 
 export const LIST_CUES = cues([
   'list', 'examples', 'examples of', 'types of', 'kinds of', 'categories of', 'what are some', 'name some', 'enumerate',
-  'اذكر', '^عدد', '^عدّد', 'أنواع', 'انواع', 'أمثلة', 'امثلة', 'قائمة', 'أصناف',
+  'اذكر', '^عدد', '^عدّد', 'أنواع', 'انواع', 'أمثلة', 'امثلة', 'مثالا', 'مثالاً', 'قائمة', 'أصناف',
 ]);
 
-export const DEFINITION_CUES = cues([
-  'what is', 'what are', "what's", 'define', 'definition', 'meaning of', 'what does', 'stands for',
-  'ما هو', 'ما هي', 'ماهو', 'ماهي', 'ما معنى', 'ما المقصود', 'عرف', 'عرّف', 'تعريف', 'ما مفهوم', 'مفهوم',
-]);
+/**
+ * “What is X” asks for a definition when X is a short term (“what is RAG”, “ما هو التعلم الآلي”), and
+ * for a fact when X is a longer phrase (“what is the capital of France”, “ما هي مساحة جمهورية مصر
+ * العربية”): those cues count only with at most three words after them. Explicit definition words
+ * (define, meaning of, عرّف, ما معنى …) count anywhere.
+ */
+export const DEFINITION_CUES = [
+  ...cues(['what is', 'what are', "what's", 'what does', 'ما هو', 'ما هي', 'ماهو', 'ماهي', 'ما هما'], { maxTail: 3 }),
+  ...cues(['define', 'definition', 'meaning of', 'stands for', 'ما معنى', 'ما المقصود', '^عرف', '^عرّف', 'تعريف', 'ما مفهوم', 'مفهوم']),
+];
 
 export const FACTUAL_CUES = cues([
   'how many', 'how much', 'how long', 'how old', 'what year', 'what time',
   '^who', '^whom', '^whose', '^when', '^where', '^which', '^why', '^what', '^is', '^are', '^does', '^did', '^can',
-  '^من', 'متى', 'أين', 'كم', '^هل', 'لماذا', 'ماذا', '^لم', '^أي',
+  '^من', 'متى', 'أين', 'كم', 'بكم', '^هل', 'لماذا', 'ماذا', 'بماذا', 'لمن', 'ممن', 'عمن', 'على من', 'إلى من', 'ضد من', '^لم', 'أي', 'بأي', 'لأي',
+  // “ما + noun” (ما طول …، ما اسم …) asks for a fact; ما هو / ما هي were taken by the definition cues above.
+  '^ما', '^ماهو', '^ماهي',
+  // A frequent misspelling of ذ as د in typed questions.
+  'مادا', 'لمادا', 'بمادا',
 ]);
 
 /** Standalone conjunctions that join clauses (English and Arabic, normalised). */

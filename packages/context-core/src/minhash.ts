@@ -28,15 +28,19 @@ function mix32(value: number): number {
 /**
  * The set of hashed word shingles (`size` consecutive words) of a word list. A text shorter than
  * one shingle is a single shingle of all its words, so short near-identical texts still compare.
+ * Words are hashed once and a shingle's hash is combined from its words' hashes, so no shingle
+ * string is ever built.
  */
 export function shingleSet(wordList: readonly string[], size: number): Set<number> {
   const shingles = new Set<number>();
   if (wordList.length === 0) return shingles;
-  if (wordList.length <= size) {
-    shingles.add(fnv1a(wordList.join(' ')));
-    return shingles;
+  const hashes = wordList.map(fnv1a);
+  const width = Math.min(size, hashes.length);
+  for (let i = 0; i + width <= hashes.length; i++) {
+    let hash = 0x811c9dc5 ^ width;
+    for (let k = 0; k < width; k++) hash = Math.imul(hash ^ (hashes[i + k] as number), 0x01000193);
+    shingles.add(mix32(hash));
   }
-  for (let i = 0; i + size <= wordList.length; i++) shingles.add(fnv1a(wordList.slice(i, i + size).join(' ')));
   return shingles;
 }
 
@@ -89,13 +93,17 @@ export function bandLayout(permutations: number, threshold: number, recall = 0.9
   return best;
 }
 
-/** Band keys of a signature: one string per band, prefixed by the band number. */
-export function bandKeys(signature: Uint32Array, layout: { bands: number; rows: number }): string[] {
-  const keys: string[] = [];
+/**
+ * One bucket key per band: the band number in the high bits and a 32-bit hash of the band's rows in
+ * the low bits (a safe integer). Two signatures that agree on a whole band always share its key; a
+ * rare hash collision only adds a candidate, which exact verification then rejects.
+ */
+export function bandKeys(signature: Uint32Array, layout: { bands: number; rows: number }): number[] {
+  const keys: number[] = [];
   for (let band = 0; band < layout.bands; band++) {
-    let key = `${band}:`;
-    for (let row = 0; row < layout.rows; row++) key += `${signature[band * layout.rows + row] as number},`;
-    keys.push(key);
+    let hash = 0x811c9dc5;
+    for (let row = 0; row < layout.rows; row++) hash = Math.imul(hash ^ (signature[band * layout.rows + row] as number), 0x01000193);
+    keys.push(band * 0x1_0000_0000 + mix32(hash));
   }
   return keys;
 }
