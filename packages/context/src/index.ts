@@ -17,6 +17,7 @@ export * from '@zerda/vector-memory';
 // win here, and the contracts stay available as QueryAnalyzerStrategy, ChunkFilterStrategy … .
 export { QueryAnalyzer, ChunkFilter, ContextGuard, charCounter, wordCounter } from '@zerda/context-core';
 export { truncateAtWordBoundary } from '@zerda/text';
+export { cosineSimilarity } from '@zerda/types';
 
 export { ContextEngine, tupleToScored } from './engine.js';
 export { ContextManager, asLegacyCompressionComposer } from './manager.js';

@@ -1,0 +1,3 @@
+import { runQuickstart } from './index.js';
+
+await runQuickstart();
