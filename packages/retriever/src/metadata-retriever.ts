@@ -37,7 +37,8 @@ export function restrict<T extends DocumentChunk | ScoredChunk>(items: readonly 
   if (filter === undefined) return items.slice();
   const parsed = parseMetadataFilter(filter, 'filter');
   return items.filter((item, index) => {
-    const chunk = 'chunk' in item && typeof item.chunk === 'object' && item.chunk !== null ? (item as ScoredChunk).chunk : (item as DocumentChunk);
+    const inner = typeof item === 'object' && item !== null ? (item as Partial<ScoredChunk>).chunk : undefined;
+    const chunk = (typeof inner === 'object' && inner !== null ? inner : item) as DocumentChunk;
     if (typeof chunk !== 'object' || chunk === null || typeof chunk.metadata !== 'object' || chunk.metadata === null) {
       throw invalidArgument(`items[${index}]`, 'a DocumentChunk or a ScoredChunk', item);
     }
