@@ -87,6 +87,8 @@ export interface PgVectorSearchOptions extends VectorSearchOptions {
   exact?: boolean;
   /** Overrides `options.iterativeScan` for this query. */
   iterativeScan?: IterativeScanMode;
+  /** Only these chunks are candidates (unknown ids are ignored); the filter still applies. */
+  ids?: readonly string[] | ReadonlySet<string>;
 }
 
 /** Options of {@link PgVectorStore.textSearch}. */
@@ -403,8 +405,8 @@ export class PgVectorStore implements VectorStore {
           const tableDimensions = checkExistingTable(existing, `${this.schema}.${this.collection}`, { metric: this.metric, dimensions: this.dimensionsValue });
           if (this.hnsw && tableDimensions > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(tableDimensions, 'the existing table');
           const layout = this.layout(tableDimensions);
+          await this.checkTextSearchConfigurations(client);
           if (this.textSearchEnabled && !existing.hasTextSearchColumn) {
-            await this.checkTextSearchConfigurations(client);
             for (const statement of textSearchStatements(layout)) await client.query(statement);
           }
           if (this.hnsw && !this.deferIndex && !existing.hasHnswIndex) await client.query(hnswIndexStatement(layout, this.hnsw));
@@ -413,7 +415,7 @@ export class PgVectorStore implements VectorStore {
         }
         if (dimensions === undefined) return false;
         if (this.hnsw && dimensions > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(dimensions, 'the first vector');
-        if (this.textSearchEnabled) await this.checkTextSearchConfigurations(client);
+        await this.checkTextSearchConfigurations(client);
         if (this.schema !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.schema)}`);
         const layout = this.layout(dimensions);
         for (const statement of tableStatements(layout)) await client.query(statement);
@@ -449,7 +451,7 @@ export class PgVectorStore implements VectorStore {
       throw createError('ZERDA_UNSUPPORTED', {
         operation: `text search with configuration(s) ${missing.join(', ')}`,
         component: 'this PostgreSQL server',
-        reason: 'pass options.textSearchConfigurations with configurations listed in pg_ts_config, or textSearch: false',
+        reason: 'pass options.textSearchConfigurations (and chooseTextSearchConfiguration) with configurations listed in pg_ts_config',
       });
     }
   }
@@ -522,7 +524,8 @@ export class PgVectorStore implements VectorStore {
       checkStorable(chunk.source, `chunks[${i}].source`);
       if (chunk.title !== undefined) checkStorable(chunk.title, `chunks[${i}].title`);
       checkStorableJson(chunk.metadata, `chunks[${i}].metadata`);
-      languages.push(this.textSearchEnabled ? this.configurationFor(chunk, i) : 'simple');
+      // Chosen even without text search, so that turning it on later analyses every row correctly.
+      languages.push(this.configurationFor(chunk, i));
     }
     if (this.hnsw && dimensions! > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(dimensions!, 'chunks[0].embedding');
     await this.prepare(dimensions);
@@ -610,7 +613,14 @@ export class PgVectorStore implements VectorStore {
     const efSearch = options.efSearch === undefined ? this.efSearch : checkPositiveInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
     const exactOption = options.exact === undefined ? false : checkBoolean(options.exact, 'options.exact');
     const iterativeScan = options.iterativeScan === undefined ? this.iterativeScan : checkEnum(options.iterativeScan, ITERATIVE_SCAN_MODES, 'options.iterativeScan');
+    let restrictTo: string[] | undefined;
+    if (options.ids !== undefined) {
+      const ids = options.ids;
+      if (!(Array.isArray(ids) || ids instanceof Set)) throw invalidArgument('options.ids', 'an array or Set of chunk ids', ids);
+      restrictTo = [...new Set(checkIdList([...ids], 'options.ids'))];
+    }
     let query = validateEmbedding(vector, 'vector', this.dimensionsValue);
+    if (restrictTo?.length === 0) return [];
     if (!(await this.prepare())) return [];
     // The table may have told us the dimension only now.
     query = validateEmbedding(query, 'vector', this.dimensionsValue);
@@ -619,7 +629,8 @@ export class PgVectorStore implements VectorStore {
     const exact = exactOption || k > MAX_EF_SEARCH;
     const { operator } = METRIC_SQL[this.metric];
     const parameters: unknown[] = [toVectorLiteral(query)];
-    const where = compileFilter(filter, parameters, { metadata: 'metadata', docId: 'doc_id', source: 'source' });
+    let where = compileFilter(filter, parameters, { metadata: 'metadata', docId: 'doc_id', source: 'source' });
+    if (restrictTo) where = `id = ANY($${parameters.push(restrictTo)}::text[]) AND ${where}`;
     const distance = `(embedding ${operator} $1::vector)`;
     // Exact scans order zero vectors (NaN cosine distance) as similarity 0, like the other stores; the index skips them.
     const order = exact ? (this.metric === 'cosine' ? `(CASE WHEN ${distance} = 'NaN'::float8 THEN 1 ELSE ${distance} END), id` : `${distance}, id`) : distance;

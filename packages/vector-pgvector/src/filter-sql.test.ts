@@ -1,0 +1,173 @@
+import type { PGlite } from '@electric-sql/pglite';
+import fc from 'fast-check';
+import { matchesFilter, parseMetadataFilter, type DocumentChunk, type FilterScalar, type JsonValue, type Metadata, type MetadataFilter } from '@zerda/types';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPGlite, uniqueCollection } from './__fixtures__/databases.js';
+import { compileFilter } from './filter-sql.js';
+import { PgVectorStore } from './pgvector-store.js';
+
+const COLUMNS = { metadata: 'metadata', docId: 'doc_id', source: 'source' };
+
+// `__proto__` is left out of the end-to-end cases: @zerda/types' zod parsing drops that key from
+// metadata and filters before any store sees it (compileFilter itself keeps it, tested below).
+const HOSTILE_KEYS = ["'; DROP TABLE x; --", 'a"b', 'back\\slash', 'مفتاح', 'constructor', 'emoji🐈', 'with space', "it's", 'x$$y', '?'];
+const HOSTILE_VALUES = ["'; DROP TABLE x; --", "O'Reilly", 'back\\slash', '"quoted"', 'مَرْحَبًا', '\\\'', ') OR 1=1 --', '$1', 'ـــ'];
+
+describe('compileFilter (SQL text)', () => {
+  it('puts no filter key or value into the SQL text: only placeholders, operators and column names', () => {
+    for (const key of HOSTILE_KEYS) {
+      for (const value of HOSTILE_VALUES) {
+        const filter = parseMetadataFilter({
+          [key]: value,
+          $or: [{ [key]: { $in: [value, 1, null] } }, { [key]: { $gte: value, $lt: 5 } }, { docId: { $nin: [value] } }],
+          $not: { [key]: { $exists: false, $ne: value } },
+        });
+        const parameters: unknown[] = [];
+        const sql = compileFilter(filter, parameters, COLUMNS);
+        for (const fragment of [...HOSTILE_KEYS, ...HOSTILE_VALUES]) {
+          // These also occur as SQL syntax (the ? operator, $n placeholders).
+          if (fragment === '?' || fragment === '$1') continue;
+          expect(sql).not.toContain(fragment);
+        }
+        expect(sql).not.toContain('DROP');
+        expect(sql).not.toContain('$$');
+        // Every placeholder refers to a parameter that exists.
+        for (const match of sql.matchAll(/\$(\d+)/g)) expect(Number(match[1])).toBeLessThanOrEqual(parameters.length);
+        // The value travels as a parameter: raw (columns, ranges) or inside a JSON containment document.
+        expect(parameters.some((parameter) => parameter === value || (typeof parameter === 'string' && parameter.includes(JSON.stringify(value))))).toBe(true);
+      }
+    }
+  });
+
+  it('appends to existing parameters and returns TRUE for no filter', () => {
+    const parameters: unknown[] = ['[1,2]'];
+    expect(compileFilter(undefined, parameters, COLUMNS)).toBe('TRUE');
+    expect(compileFilter({}, parameters, COLUMNS)).toBe('TRUE');
+    const sql = compileFilter({ lang: 'ar' }, parameters, COLUMNS);
+    expect(sql).toBe('(metadata @> $2::jsonb OR metadata @> $3::jsonb)');
+    expect(parameters.slice(1)).toEqual(['{"lang":"ar"}', '{"lang":["ar"]}']);
+  });
+
+  it('maps docId and source to their columns and never matches them against non-strings', () => {
+    const parameters: unknown[] = [];
+    expect(compileFilter({ docId: 5 }, parameters, COLUMNS)).toBe('FALSE');
+    expect(compileFilter({ source: { $exists: false } }, parameters, COLUMNS)).toBe('FALSE');
+    expect(compileFilter({ docId: 'x' }, parameters, COLUMNS)).toBe('(doc_id = $1::text)');
+    expect(parameters).toEqual(['x']);
+  });
+
+  it('keeps __proto__ an ordinary key', () => {
+    const parameters: unknown[] = [];
+    compileFilter(JSON.parse('{"__proto__": "x"}') as MetadataFilter, parameters, COLUMNS);
+    expect(parameters[0]).toBe('{"__proto__":"x"}');
+  });
+});
+
+let database: PGlite;
+
+beforeAll(async () => {
+  database = await startPGlite();
+}, 60_000);
+
+afterAll(async () => {
+  await database?.close();
+});
+
+function chunkWith(id: string, metadata: Metadata, docId = 'doc', source = 'src', index = 0): DocumentChunk {
+  return { id, docId, text: `chunk ${id}`, source, metadata, position: { index }, embedding: [1, index % 7, 0.5] };
+}
+
+async function idsMatching(store: PgVectorStore, filter: MetadataFilter): Promise<string[]> {
+  const hits = await store.search([1, 0, 0], { k: 10_000, filter, exact: true });
+  return hits.map((hit) => hit.chunk.id).sort();
+}
+
+describe('filters in PostgreSQL', () => {
+  it('survive hostile keys and values: right results, table intact', async () => {
+    const store = new PgVectorStore({ connection: database, collection: uniqueCollection('hostile'), hnsw: false });
+    const chunks = HOSTILE_KEYS.flatMap((key, i) => HOSTILE_VALUES.map((value, j) => chunkWith(`k${i}v${j}`, { [key]: value, [`${key}-list`]: [value, j] }, `doc'${j}`, `src"${i}`)));
+    await store.add(chunks);
+    for (const key of HOSTILE_KEYS) {
+      for (const value of HOSTILE_VALUES) {
+        for (const filter of [{ [key]: value }, { [`${key}-list`]: value }, { [key]: { $gte: value } }, { $not: { [key]: { $in: [value] } } }, { docId: `doc'${HOSTILE_VALUES.indexOf(value)}` }]) {
+          const parsed = parseMetadataFilter(filter);
+          expect({ filter, ids: await idsMatching(store, parsed) }).toEqual({ filter, ids: chunks.filter((chunk) => matchesFilter(chunk, parsed)).map((chunk) => chunk.id).sort() });
+        }
+      }
+    }
+    expect(await store.count()).toBe(chunks.length);
+    const { rows } = await database.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_class WHERE relname = 'x' OR relname = $1", [store.collection]);
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('orders strings by UTF-16 code unit like JavaScript (supplementary characters before U+E000–U+FFFF)', async () => {
+    const store = new PgVectorStore({ connection: database, collection: uniqueCollection('order'), hnsw: false });
+    const values = ['\uFFFF', '😀', '\uE000', '\uD7FF', 'z', 'ي', '', 'a😀', 'a\uFFFD', '\u{10FFFF}'];
+    const chunks = values.map((value, i) => chunkWith(`s${i}`, { value }, `doc${i}`, value.length > 0 ? value : 'empty', i));
+    await store.add(chunks);
+    for (const bound of values) {
+      for (const operator of ['$gt', '$gte', '$lt', '$lte'] as const) {
+        for (const filter of [{ value: { [operator]: bound } }, { source: { [operator]: bound } }]) {
+          expect(await idsMatching(store, filter)).toEqual(chunks.filter((chunk) => matchesFilter(chunk, filter)).map((chunk) => chunk.id).sort());
+        }
+      }
+    }
+  });
+
+  it('agree with matchesFilter on random chunks and random filters (differential property)', async () => {
+    const store = new PgVectorStore({ connection: database, collection: uniqueCollection('property'), hnsw: false });
+    const keys = ['lang', 'year', 'tags', 'docId', 'source', "'; DROP TABLE x; --", 'مفتاح', 'constructor', 'a"b'];
+    const strings = ['', 'a', 'A', 'ab', 'b', 'z', '1', 'null', 'true', "O'Reilly", 'back\\slash', 'مرحبا', 'مَرْحَبًا', 'عربي', '😀', '\uFFFF', 'doc1', 'src1'];
+    const numbers = [0, 1, -1, 1.5, 2, 2020, 2021, -0.25, 1e21, 1e-7];
+    const scalar: fc.Arbitrary<FilterScalar> = fc.oneof(fc.constantFrom(...strings), fc.constantFrom(...numbers), fc.boolean(), fc.constant(null));
+    const ordered: fc.Arbitrary<string | number> = fc.oneof(fc.constantFrom(...strings), fc.constantFrom(...numbers));
+    const value: fc.Arbitrary<JsonValue> = fc.oneof(
+      { weight: 4, arbitrary: scalar },
+      { weight: 2, arbitrary: fc.array(scalar, { maxLength: 3 }) },
+      { weight: 1, arbitrary: fc.array(fc.array(scalar, { maxLength: 2 }), { minLength: 1, maxLength: 2 }) },
+      { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('x', 'lang'), scalar, { maxKeys: 2 }) },
+    );
+    const metadata = fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 5 });
+    const row = fc.record({ metadata, docId: fc.constantFrom('doc1', 'doc2', 'مستند'), source: fc.constantFrom('src1', 'src2', '😀') });
+    const operator = fc.oneof(
+      fc.record({ $eq: scalar }),
+      fc.record({ $ne: scalar }),
+      fc.record({ $gt: ordered }),
+      fc.record({ $gte: ordered }),
+      fc.record({ $lt: ordered }),
+      fc.record({ $lte: ordered }),
+      fc.record({ $in: fc.array(scalar, { maxLength: 3 }) }),
+      fc.record({ $nin: fc.array(scalar, { maxLength: 3 }) }),
+      fc.record({ $exists: fc.boolean() }),
+    );
+    // One or two operators per field: with more, the conjunction is nearly always empty and proves little.
+    const operators = fc.tuple(operator, fc.option(operator)).map(([first, second]) => ({ ...second, ...first }));
+    const condition = fc.oneof(scalar, operators);
+    const { filter } = fc.letrec<{ filter: MetadataFilter; field: MetadataFilter; logical: MetadataFilter }>((tie) => ({
+      field: fc.dictionary(fc.constantFrom(...keys), condition, { minKeys: 1, maxKeys: 2 }) as fc.Arbitrary<MetadataFilter>,
+      logical: fc.oneof(
+        fc.record({ $and: fc.array(tie('filter'), { minLength: 1, maxLength: 3 }) }),
+        fc.record({ $or: fc.array(tie('filter'), { minLength: 1, maxLength: 3 }) }),
+        fc.record({ $not: tie('filter') }),
+      ) as fc.Arbitrary<MetadataFilter>,
+      filter: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('field'), tie('field'), tie('logical')),
+    }));
+
+    await fc.assert(
+      fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 25 }), fc.array(filter, { minLength: 1, maxLength: 10 }), async (rows, filters) => {
+        const chunks = rows.map((generated, i) => chunkWith(`c${i}`, generated.metadata as Metadata, generated.docId, generated.source, i));
+        await store.clear();
+        await store.add(chunks);
+        for (const generated of filters) {
+          const parsed = parseMetadataFilter(generated);
+          const expected = chunks.filter((chunk) => matchesFilter(chunk, parsed)).map((chunk) => chunk.id).sort();
+          const actual = await idsMatching(store, parsed);
+          if (JSON.stringify(actual) !== JSON.stringify(expected)) {
+            throw new Error(`filter ${JSON.stringify(parsed)}: SQL matched ${JSON.stringify(actual)}, matchesFilter ${JSON.stringify(expected)}`);
+          }
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
