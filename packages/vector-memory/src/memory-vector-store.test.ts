@@ -66,12 +66,15 @@ describe('MemoryVectorStore search', () => {
   it('matches a brute-force reference for random data, metrics, filters and k (property)', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }), fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 40 }),
-        fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 3, maxLength: 3 }),
+        // Dimensions below, at and above the 4-wide unrolled loop, with remainders.
+        fc.integer({ min: 1, max: 11 }).chain((dims) => {
+          const vector = fc.array(fc.integer({ min: -5, max: 5 }), { minLength: dims, maxLength: dims });
+          return fc.tuple(fc.array(fc.tuple(vector, fc.integer({ min: 0, max: 3 })), { minLength: 1, maxLength: 40 }), vector);
+        }),
         fc.constantFrom('cosine' as const, 'ip' as const, 'l2' as const),
         fc.integer({ min: 1, max: 50 }),
         fc.option(fc.integer({ min: 0, max: 3 }), { nil: undefined }),
-        async (rows, query, metric, k, group) => {
+        async ([rows, query], metric, k, group) => {
           const store = new MemoryVectorStore({ metric });
           await store.add(rows.map(([v, g], i) => chunk(`c${String(i).padStart(3, '0')}`, v, { group: g })));
           const hits = await store.search(query, { k, ...(group !== undefined ? { filter: { group } } : {}) });

@@ -85,6 +85,48 @@ function copyMetadata(metadata: Metadata): Metadata {
   return copyJson(metadata) as Metadata;
 }
 
+/** Dot product of `query` with the row starting at `base` in `data`. */
+function dotAt(query: Float32Array, data: Float32Array, base: number, dimensions: number): number {
+  // Four independent accumulators let the CPU overlap the multiply-adds.
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = 0;
+  for (const end = dimensions - 3; d < end; d += 4) {
+    s0 += query[d]! * data[base + d]!;
+    s1 += query[d + 1]! * data[base + d + 1]!;
+    s2 += query[d + 2]! * data[base + d + 2]!;
+    s3 += query[d + 3]! * data[base + d + 3]!;
+  }
+  for (; d < dimensions; d++) s0 += query[d]! * data[base + d]!;
+  return s0 + s1 + s2 + s3;
+}
+
+/** Squared euclidean distance between `query` and the row starting at `base` in `data`. */
+function squaredDistanceAt(query: Float32Array, data: Float32Array, base: number, dimensions: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let d = 0;
+  for (const end = dimensions - 3; d < end; d += 4) {
+    const e0 = query[d]! - data[base + d]!;
+    const e1 = query[d + 1]! - data[base + d + 1]!;
+    const e2 = query[d + 2]! - data[base + d + 2]!;
+    const e3 = query[d + 3]! - data[base + d + 3]!;
+    s0 += e0 * e0;
+    s1 += e1 * e1;
+    s2 += e2 * e2;
+    s3 += e3 * e3;
+  }
+  for (; d < dimensions; d++) {
+    const e = query[d]! - data[base + d]!;
+    s0 += e * e;
+  }
+  return s0 + s1 + s2 + s3;
+}
+
 /** Sum of squares of a vector, in double precision. */
 function squaredNorm(vector: Float32Array): number {
   let sum = 0;
@@ -293,27 +335,26 @@ export class MemoryVectorStore implements VectorStore {
     // Ties are broken by id so that results do not depend on the (delete-dependent) row order.
     const heap = new TopK(Math.min(k, candidates), (a, b) => chunks[a]!.id < chunks[b]!.id);
     // rank: higher is better; l2 ranks by negative squared distance and is converted once at the end.
-    const offer = (data: Float32Array, base: number, row: number): void => {
-      if (filter && !matchesFilter(chunks[row]!, filter)) return;
-      if (metric === 'l2') {
-        let sum = 0;
-        for (let d = 0; d < dimensions; d++) {
-          const diff = query[d]! - data[base + d]!;
-          sum += diff * diff;
-        }
-        heap.push(-sum, row);
-      } else {
-        let dot = 0;
-        for (let d = 0; d < dimensions; d++) dot += query[d]! * data[base + d]!;
-        heap.push(metric === 'cosine' ? dot * queryScale * norms[row]! : dot, row);
-      }
-    };
+    const l2 = metric === 'l2';
+    const cosine = metric === 'cosine';
     if (restrictTo) {
-      for (const row of restrictTo) offer(pages.page(row), pages.offset(row), row);
+      for (const row of restrictTo) {
+        if (filter && !matchesFilter(chunks[row]!, filter)) continue;
+        const data = pages.page(row);
+        const base = pages.offset(row);
+        if (l2) heap.push(-squaredDistanceAt(query, data, base, dimensions), row);
+        else heap.push(cosine ? dotAt(query, data, base, dimensions) * queryScale * norms[row]! : dotAt(query, data, base, dimensions), row);
+      }
     } else {
       // Full scan page by page: contiguous rows, no per-row page lookup.
       for (const segment of pages.segments(chunks.length)) {
-        for (let local = 0, base = 0; local < segment.rows; local++, base += dimensions) offer(segment.data, base, segment.firstRow + local);
+        const data = segment.data;
+        for (let local = 0, base = 0; local < segment.rows; local++, base += dimensions) {
+          const row = segment.firstRow + local;
+          if (filter && !matchesFilter(chunks[row]!, filter)) continue;
+          if (l2) heap.push(-squaredDistanceAt(query, data, base, dimensions), row);
+          else heap.push(cosine ? dotAt(query, data, base, dimensions) * queryScale * norms[row]! : dotAt(query, data, base, dimensions), row);
+        }
       }
     }
     return heap.sorted().map(({ rank, row }) => ({ chunk: this.materialize(row), score: this.toSimilarity(rank) }));
