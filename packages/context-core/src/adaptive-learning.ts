@@ -177,6 +177,7 @@ export class AdaptiveLearningSystem {
     return Math.min(MAX_TOP_K, Math.max(baseTopK, Math.ceil(baseTopK * this.retrievalDepthMultiplier)));
   }
 
+  /** Figures over the rolling window (see {@link PerformanceReport}); all 0 before the first run. */
   getPerformanceReport(): PerformanceReport {
     const times = this.responseMs.toArray().sort((a, b) => a - b);
     const p95 = times.length === 0 ? 0 : (times[Math.max(0, Math.ceil(0.95 * times.length) - 1)] as number);

@@ -60,6 +60,7 @@ export class EqualBudgetAllocation implements BudgetAllocator {
     this.config = resolveConfigSection('budget', config);
   }
 
+  /** Equal integer shares of ⌊globalBudget⌋, in the order of `analyses`. */
   allocate(analyses: QueryAnalysis[], globalBudget: number, options?: { minPerQuery?: number }): number[] {
     const { count, budget } = validateCall(analyses, globalBudget, options, this.config.minPerQuery);
     return apportion(new Array<number>(count).fill(1), budget);
@@ -94,6 +95,7 @@ export class ComplexityBasedAllocation implements BudgetAllocator {
     this.weights = Object.freeze(weights);
   }
 
+  /** Complexity-weighted integer shares of ⌊globalBudget⌋ with a floor of `minPerQuery`, in the order of `analyses`. */
   allocate(analyses: QueryAnalysis[], globalBudget: number, options?: { minPerQuery?: number }): number[] {
     const { count, budget, minPerQuery } = validateCall(analyses, globalBudget, options, this.config.minPerQuery);
     const weights = analyses.map((analysis, i) => {

@@ -176,6 +176,7 @@ export class ContextCache<T = unknown> {
     this.enforceLimit();
   }
 
+  /** Removes one entry; true when it existed. */
   delete(key: string): boolean {
     assertString(key, 'key');
     return this.entries.delete(key);
@@ -186,6 +187,7 @@ export class ContextCache<T = unknown> {
     this.entries.clear();
   }
 
+  /** Zeroes hits, misses, evictions and expirations (entries stay). */
   resetStats(): void {
     this.hits = 0;
     this.misses = 0;
@@ -212,6 +214,7 @@ export class ContextCache<T = unknown> {
     return this.entries.size;
   }
 
+  /** Counters since creation or the last {@link resetStats}. */
   get stats(): CacheStats {
     const lookups = this.hits + this.misses;
     return {

@@ -70,6 +70,7 @@ export class ContextGuard implements ContextGuardStrategy {
     this.config = resolveConfigSection('guard', config);
   }
 
+  /** Checks one composed context (synchronously); see the class comment for the findings. */
   check(input: GuardInput): GuardResult {
     this.validate(input);
     const chunks = input.chunks ?? [];

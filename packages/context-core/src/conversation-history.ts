@@ -177,10 +177,12 @@ export class ConversationHistory {
     return n === 0 ? [] : structuredClone(this.list.slice(-n));
   }
 
+  /** Number of remembered turns. */
   get size(): number {
     return this.list.length;
   }
 
+  /** Forgets every turn. */
   clear(): void {
     this.list = [];
   }
