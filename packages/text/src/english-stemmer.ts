@@ -14,8 +14,16 @@ export function stemEnglish(word: string): string {
   return porter2Stem(word);
 }
 
+/**
+ * Longer "words" are identifiers, hashes or run-together junk, never English words, and the
+ * Porter2 implementation is superlinear on them (a 20,000-letter token took seconds): they are
+ * returned unstemmed.
+ */
+export const MAX_STEMMED_LENGTH = 64;
+
 /** Internal: stemEnglish without validation. */
 export function porter2Stem(word: string): string {
+  if (word.length > MAX_STEMMED_LENGTH) return word;
   const cached = cache.get(word);
   if (cached !== undefined) return cached;
   const stem = porter2(word);

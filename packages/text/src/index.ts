@@ -5,7 +5,7 @@ export { tokenize, words } from './tokenizer.js';
 export { scriptMix, detectLanguage, tokenScript, isArabic, isRightToLeft, DOMINANT_SCRIPT_SHARE, MIXED_SCRIPT_SHARE } from './script-detection.js';
 export { stemArabic } from './arabic-stemmer.js';
 export { snowballStemArabic } from './arabic-snowball-stemmer.js';
-export { stemEnglish } from './english-stemmer.js';
+export { stemEnglish, MAX_STEMMED_LENGTH } from './english-stemmer.js';
 export { ARABIC_STOPWORDS, ENGLISH_STOPWORDS, isStopword } from './stopwords.js';
 export type { AnalyzerOptions, ResolvedAnalyzerOptions, AnalyzedToken, ArabicStemmerName, EnglishStemmerName } from './analyzer.js';
 export { Analyzer, defaultAnalyzer, resolveAnalyzerOptions, DEFAULT_ANALYZER_OPTIONS } from './analyzer.js';

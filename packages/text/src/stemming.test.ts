@@ -87,3 +87,15 @@ describe('stopwords', () => {
     expect(() => isStopword(5 as unknown as string)).toThrow('term must be a string, got number 5');
   });
 });
+
+describe('pathological input', () => {
+  it('leaves tokens longer than any English word unstemmed, so a 1 MB word cannot stall analysis', async () => {
+    const { stemEnglish, defaultAnalyzer, MAX_STEMMED_LENGTH } = await import('./index.js');
+    const long = 'abcdefghij'.repeat(2_000) + 'ing';
+    expect(stemEnglish(long)).toBe(long);
+    expect(stemEnglish('running')).toBe('run');
+    expect('x'.repeat(MAX_STEMMED_LENGTH + 1)).toHaveLength(65);
+    const terms = defaultAnalyzer.analyze(`${'q'.repeat(1_000_000)} running`);
+    expect(terms).toEqual(['q'.repeat(1_000_000), 'run']);
+  });
+});
