@@ -1,5 +1,5 @@
 import type { Analyzer, Sentence } from '@zerda/text';
-import type { Embedding } from '@zerda/types';
+import { cosineSimilarity, type Embedding } from '@zerda/types';
 
 /** What the composer knows about the query when it decides which sentences to keep. */
 export interface QuerySignal {
@@ -52,20 +52,18 @@ export function scoreSentences(sentencesPerText: readonly (readonly Sentence[])[
   );
 }
 
-/** Cosine similarity of two vectors, or undefined when either is missing, empty, of another dimension or all zeros. */
-export function cosineSimilarity(left: Embedding | undefined, right: Embedding | undefined): number | undefined {
+/**
+ * Cosine similarity of a chunk's embedding with the query's, or undefined when either is missing,
+ * of another dimension, or all zeros (the shared `cosineSimilarity` of @zerda/types scores those 0;
+ * here "unknown" must stay distinguishable from "orthogonal").
+ */
+export function embeddingSimilarity(left: Embedding | undefined, right: Embedding | undefined): number | undefined {
   if (!left || !right || left.length === 0 || left.length !== right.length) return undefined;
-  let dot = 0;
-  let leftNorm = 0;
-  let rightNorm = 0;
-  for (let i = 0; i < left.length; i++) {
-    const a = left[i] ?? 0;
-    const b = right[i] ?? 0;
-    dot += a * b;
-    leftNorm += a * a;
-    rightNorm += b * b;
-  }
-  if (leftNorm === 0 || rightNorm === 0) return undefined;
-  const cosine = dot / Math.sqrt(leftNorm * rightNorm);
-  return Number.isFinite(cosine) ? cosine : undefined;
+  let zero = true;
+  for (let i = 0; i < left.length && zero; i++) if (left[i] !== 0) zero = false;
+  if (zero) return undefined;
+  zero = true;
+  for (let i = 0; i < right.length && zero; i++) if (right[i] !== 0) zero = false;
+  if (zero) return undefined;
+  return cosineSimilarity(left, right);
 }

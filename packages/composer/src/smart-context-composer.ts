@@ -23,7 +23,7 @@ import { enforceBudget, fitInRankOrder, fitQueryFocused, type CandidateRelevance
 import { Composition } from './composition.js';
 import { contextStats, countPassages, counterUnit } from './context-stats.js';
 import { keptCharacters, renderGroup, wholeChunk, type Candidate, type Ordering } from './passages.js';
-import { cosineSimilarity, scoreSentences } from './query-relevance.js';
+import { embeddingSimilarity, scoreSentences } from './query-relevance.js';
 import {
   ARABIC_LABELS,
   ENGLISH_LABELS,
@@ -259,7 +259,7 @@ export class SmartContextComposer implements ContextComposer {
       }
     }
     const terms = this.#queryTerms(analysis);
-    const similarities = candidates.map((candidate) => cosineSimilarity(queryEmbedding, candidate.chunk.embedding));
+    const similarities = candidates.map((candidate) => embeddingSimilarity(queryEmbedding, candidate.chunk.embedding));
     const hasSignal = terms.length > 0 || similarities.some((similarity) => similarity !== undefined);
     if (compression === 'off' || !hasSignal) return fitInRankOrder(composition);
     const sentences = candidates.map((candidate) => splitSentences(candidate.chunk.text));
