@@ -54,7 +54,10 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log(readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
+  // The header comment is the help text.
+  const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+  const header = lines.slice(0, lines.findIndex((line) => !line.startsWith('//')));
+  console.log(header.map((line) => line.replace(/^\/\/ ?/u, '')).join('\n'));
   process.exit(0);
 }
 
