@@ -1,0 +1,3 @@
+import { runArabicExample } from './index.js';
+
+await runArabicExample();
