@@ -1,0 +1,3 @@
+import { runMultiQueryExample } from './index.js';
+
+await runMultiQueryExample();
