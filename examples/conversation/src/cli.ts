@@ -1,0 +1,3 @@
+import { runConversationExample } from './index.js';
+
+await runConversationExample();
