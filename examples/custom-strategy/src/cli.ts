@@ -1,0 +1,3 @@
+import { runCustomStrategyExample } from './index.js';
+
+await runCustomStrategyExample();
