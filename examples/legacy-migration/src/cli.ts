@@ -1,0 +1,3 @@
+import { runLegacyMigrationExample } from './index.js';
+
+await runLegacyMigrationExample();
