@@ -1,0 +1,3 @@
+import { runSwapBackendExample } from './index.js';
+
+await runSwapBackendExample();

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { ZerdaError, cosineSimilarity } from '@zerda/context';
+import { TrigramHashingEmbedder, backends, queries, runSwapBackendExample } from './index.js';
+
+describe('swap-backend example', () => {
+  // PGlite compiles PostgreSQL (WASM) and runs initdb on start: seconds, many more on a loaded machine.
+  it('gives the same context chunks and the same vector top 3 on memory, HNSW and pgvector', { timeout: 180_000 }, async () => {
+    const lines: string[] = [];
+    const runs = await runSwapBackendExample((line) => lines.push(line));
+    expect(runs.map((run) => run.backend)).toEqual(backends.map((backend) => backend.name));
+    expect(runs.map((run) => run.storeName)).toEqual(['memory', 'hnswlib', 'pgvector']);
+
+    const [reference, ...others] = runs;
+    queries.forEach(({ query }, i) => {
+      const expected = reference!.outcomes[i]!;
+      expect(expected.query).toBe(query);
+      expect(expected.result.chunks.length).toBeGreaterThan(0);
+      for (const run of others) {
+        const outcome = run.outcomes[i]!;
+        expect(outcome.result.chunks.map((chunk) => chunk.chunk.id), `${run.backend}: ${query}`).toEqual(expected.result.chunks.map((chunk) => chunk.chunk.id));
+        expect(outcome.vectorHits.map((hit) => hit.id), `${run.backend}: ${query}`).toEqual(expected.vectorHits.map((hit) => hit.id));
+        outcome.vectorHits.forEach((hit, k) => expect(hit.score).toBeCloseTo(expected.vectorHits[k]!.score, 4));
+      }
+    });
+
+    const [hnsw, arabic, typos, filtered] = reference!.outcomes;
+    expect(hnsw!.result.chunks[0]!.chunk.docId).toBe('vectors-en');
+    expect(hnsw!.result.chunks[0]!.retrievers).toEqual(expect.arrayContaining(['vector', 'keyword']));
+    expect(arabic!.result.chunks[0]!.chunk.docId).toBe('arabic-nlp-ar');
+    // Misspelled words: BM25 finds nothing, the 3-gram vectors still find the page.
+    expect(typos!.result.chunks[0]!.chunk.docId).toBe('bm25-en');
+    expect(typos!.result.chunks.every((chunk) => chunk.retrievers?.join() === 'vector')).toBe(true);
+    for (const run of runs) {
+      for (const chunk of run.outcomes[3]!.result.chunks) expect(chunk.chunk.metadata.lang).toBe('ar');
+    }
+    expect(filtered!.result.chunks[0]!.chunk.docId).toBe('vector-db-ar');
+    expect(lines.filter((line) => line === 'all backends agree')).toHaveLength(queries.length);
+  });
+
+  it('embeds deterministically and lexically: typos and Arabic spelling variants stay close', async () => {
+    const embedder = new TrigramHashingEmbedder(256);
+    const [a, b, c, d, e, f] = await embedder.embed(['normalization', 'normalizaton', 'chocolate cake', 'الاسترجاع', 'الاسْتِرْجَاع', 'الاستـــرجاع']);
+    expect(a).toHaveLength(256);
+    let norm = 0;
+    for (const value of a!) norm += value * value;
+    expect(norm).toBeCloseTo(1, 5);
+    expect(await embedder.embed(['normalization'])).toEqual([a]);
+    expect(cosineSimilarity(a!, b!)).toBeGreaterThan(0.5);
+    expect(cosineSimilarity(a!, c!)).toBeLessThan(0.3);
+    expect(cosineSimilarity(d!, e!)).toBeCloseTo(1, 6);
+    expect(cosineSimilarity(d!, f!)).toBeCloseTo(1, 6);
+    expect([...embedder.embedOne('?!')].filter((value) => value !== 0)).toHaveLength(1);
+    expect(() => new TrigramHashingEmbedder(1)).toThrow(ZerdaError);
+  });
+});
