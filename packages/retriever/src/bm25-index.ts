@@ -82,6 +82,28 @@ export interface CompactionPolicy {
   tombstoneRatio: number;
 }
 
+interface BulkBuild {
+  forwardTermIds: Uint32Array;
+  forwardFrequencies: Uint32Array;
+  chunkEnds: Uint32Array;
+  documentFrequencies: Uint32Array;
+  postings: number;
+}
+
+/** A query term resolved against the index. */
+interface ResolvedTerm {
+  mainStart: number;
+  mainEnd: number;
+  list: PostingList | undefined;
+  /** idf · query count · (k1 + 1): an upper bound of the term's contribution to any chunk. */
+  weight: number;
+  postings: number;
+}
+
+/** Lists shorter than this are scanned without checking whether pruning could skip them. */
+const PRUNING_MIN_POSTINGS = 1024;
+/** Bounds are compared with this margin, so floating-point rounding can never prune a real top-k chunk. */
+const SAFETY = 1 + 1e-9;
 const TEXT_MASK = 0xffff;
 const TITLE_UNIT = 0x10000;
 const SATURATED = 0xffff;
@@ -158,10 +180,27 @@ export class Bm25Index {
   private accumulator: Float64Array = new Float64Array(0);
   private touched: Uint32Array = new Uint32Array(0);
   private termCounts: Uint32Array = new Uint32Array(0);
+  private candidates: Uint32Array = new Uint32Array(0);
+  private filterMemo: Uint8Array = new Uint8Array(0);
+  /** Length normalisation per ordinal for the parameters and version below (see lengthNorms). */
+  private norms: Float64Array = new Float64Array(0);
+  private normsVersion = -1;
+  private normsK1 = Number.NaN;
+  private normsB = Number.NaN;
+  private normsTitleWeight = Number.NaN;
+  /** Bumped by every change to the corpus, so derived caches know when they are stale. */
+  private version = 0;
   private scratchTermIds: Uint32Array = new Uint32Array(256);
   private scratchFrequencies: Uint32Array = new Uint32Array(256);
 
-  constructor(private readonly compaction: CompactionPolicy = { deltaRatio: 0.25, tombstoneRatio: 0.25 }) {}
+  /** State of a bulk build in progress (see {@link startBulk}). */
+  private bulk: BulkBuild | undefined;
+
+  constructor(
+    private readonly compaction: CompactionPolicy = { deltaRatio: 0.25, tombstoneRatio: 0.25 },
+    /** `pruning: false` scores every posting of every term (a reference for tests and measurements). */
+    private readonly searchOptions: { pruning: boolean } = { pruning: true },
+  ) {}
 
   /** Number of live chunks. */
   get size(): number {
@@ -183,46 +222,71 @@ export class Bm25Index {
 
   /** Replaces the whole corpus with `entries`, building the main segment directly (no delta). */
   rebuild(entries: readonly AnalyzedChunk[]): void {
+    this.startBulk(entries.length);
+    for (const entry of entries) this.appendBulk(entry);
+    this.finishBulk();
+  }
+
+  /**
+   * Starts a bulk build: the index is emptied, then {@link appendBulk} takes chunks in order (ids
+   * must be unique) and {@link finishBulk} inverts them into the main segment. Streaming the chunks
+   * in means their analysed terms need not all be held at once. A forward index (term ids and
+   * frequencies per chunk, back to back) is inverted with a counting sort: two passes, no per-term
+   * growth, and postings end up in ordinal order.
+   */
+  startBulk(expectedChunks = 0): void {
     this.reset();
-    // A forward index (term ids and frequencies per chunk, back to back) is inverted with a
-    // counting sort: two passes, no per-term growth, and postings end up in ordinal order.
-    let forwardTermIds: Uint32Array = new Uint32Array(1 << 16);
-    let forwardFrequencies: Uint32Array = new Uint32Array(1 << 16);
-    const chunkEnds = new Uint32Array(entries.length);
-    let documentFrequencies: Uint32Array = new Uint32Array(1024);
-    let postings = 0;
-    this.reserveSlots(entries.length);
-    for (let ordinal = 0; ordinal < entries.length; ordinal++) {
-      const entry = entries[ordinal]!;
-      const distinct = this.countTerms(entry.textTerms, entry.titleTerms);
-      if (postings + distinct > forwardTermIds.length) {
-        forwardTermIds = growUint32(forwardTermIds, postings + distinct);
-        forwardFrequencies = growUint32(forwardFrequencies, postings + distinct);
-      }
-      documentFrequencies = growUint32(documentFrequencies, this.terms.length);
-      for (let index = 0; index < distinct; index++) {
-        const termId = this.scratchTermIds[index]!;
-        documentFrequencies[termId]!++;
-        forwardTermIds[postings + index] = termId;
-        forwardFrequencies[postings + index] = this.scratchFrequencies[index]!;
-      }
-      postings += distinct;
-      chunkEnds[ordinal] = postings;
-      this.appendSlot(entry, this.nextSequence++);
+    this.reserveSlots(expectedChunks);
+    this.bulk = {
+      forwardTermIds: new Uint32Array(1 << 16),
+      forwardFrequencies: new Uint32Array(1 << 16),
+      chunkEnds: new Uint32Array(Math.max(expectedChunks, 16)),
+      documentFrequencies: new Uint32Array(1024),
+      postings: 0,
+    };
+  }
+
+  /** Appends one chunk to the bulk build started with {@link startBulk}. */
+  appendBulk(entry: AnalyzedChunk): void {
+    const bulk = this.bulk;
+    if (!bulk) throw new Error('appendBulk() called outside startBulk()/finishBulk()');
+    const distinct = this.countTerms(entry.textTerms, entry.titleTerms);
+    const end = bulk.postings + distinct;
+    if (end > bulk.forwardTermIds.length) {
+      bulk.forwardTermIds = growUint32(bulk.forwardTermIds, end);
+      bulk.forwardFrequencies = growUint32(bulk.forwardFrequencies, end);
     }
+    bulk.documentFrequencies = growUint32(bulk.documentFrequencies, this.terms.length);
+    for (let index = 0; index < distinct; index++) {
+      const termId = this.scratchTermIds[index]!;
+      bulk.documentFrequencies[termId]!++;
+      bulk.forwardTermIds[bulk.postings + index] = termId;
+      bulk.forwardFrequencies[bulk.postings + index] = this.scratchFrequencies[index]!;
+    }
+    bulk.postings = end;
+    const ordinal = this.appendSlot(entry, this.nextSequence++);
+    bulk.chunkEnds = growUint32(bulk.chunkEnds, ordinal + 1);
+    bulk.chunkEnds[ordinal] = end;
+  }
+
+  /** Inverts the appended chunks into the main segment and ends the bulk build. */
+  finishBulk(): void {
+    const bulk = this.bulk;
+    if (!bulk) throw new Error('finishBulk() called without startBulk()');
+    this.bulk = undefined;
     const termCount = this.terms.length;
     const offsets = new Uint32Array(termCount + 1);
-    for (let term = 0; term < termCount; term++) offsets[term + 1] = offsets[term]! + documentFrequencies[term]!;
+    for (let term = 0; term < termCount; term++) offsets[term + 1] = offsets[term]! + bulk.documentFrequencies[term]!;
     const cursor = offsets.slice(0, termCount);
-    const postingChunks = new Uint32Array(postings);
-    const postingFrequencies = new Uint32Array(postings);
+    const postingChunks = new Uint32Array(bulk.postings);
+    const postingFrequencies = new Uint32Array(bulk.postings);
     let position = 0;
-    for (let ordinal = 0; ordinal < entries.length; ordinal++) {
-      const end = chunkEnds[ordinal]!;
+    for (let ordinal = 0; ordinal < this.slots; ordinal++) {
+      const end = bulk.chunkEnds[ordinal]!;
       for (; position < end; position++) {
-        const target = cursor[forwardTermIds[position]!]!++;
+        const target = cursor[bulk.forwardTermIds[position]!]!++;
         postingChunks[target] = ordinal;
-        postingFrequencies[target] = forwardFrequencies[position]!;
+        postingFrequencies[target] = bulk.forwardFrequencies[position]!;
       }
     }
     this.mainTermCount = termCount;
@@ -297,71 +361,199 @@ export class Bm25Index {
 
   /**
    * Scores the live chunks containing at least one query term with Okapi BM25 and returns the best
-   * `k` (ties to the earlier inserted). `accept` is consulted only for chunks that would enter the
+   * `k` (ties to the earlier inserted). `accept` is consulted only for chunks that could enter the
    * top k, so a selective filter costs little.
+   *
+   * Term at a time, rarest (highest-weight) terms first, with MaxScore-style pruning that never
+   * changes the result: each term's contribution is below its weight idf·q·(k1 + 1), so once the
+   * k-th best score so far exceeds the summed weights of the terms still to go, no chunk that has
+   * not been seen can enter the top k. The remaining (long, common-term) postings lists are then
+   * only probed, by galloping search, for the chunks that can still make it.
    */
   search(query: readonly WeightedTerm[], k: number, parameters: Bm25Parameters, accept?: (chunk: DocumentChunk) => boolean): IndexHit[] {
     if (this.live === 0 || k <= 0 || query.length === 0) return [];
-    const { k1, b, titleWeight } = parameters;
+    const { k1, titleWeight } = parameters;
     const averageLength = (this.totalTextLength + titleWeight * this.totalTitleLength) / this.live;
     if (!(averageLength > 0)) return [];
-    const total = this.live;
-    const lengthFree = k1 * (1 - b);
-    const lengthScale = (k1 * b) / averageLength;
+    const terms: ResolvedTerm[] = [];
+    for (const { term, weight } of query) {
+      const termId = this.dictionary.get(term);
+      if (termId === undefined || !(weight > 0)) continue;
+      const mainStart = termId < this.mainTermCount ? this.mainOffsets[termId]! : 0;
+      const mainEnd = termId < this.mainTermCount ? this.mainOffsets[termId + 1]! : 0;
+      const list = this.delta.get(termId);
+      const documentFrequency = this.liveCount(mainStart, mainEnd, list);
+      if (documentFrequency === 0) continue;
+      const idf = Math.log(1 + (this.live - documentFrequency + 0.5) / (documentFrequency + 0.5));
+      terms.push({ mainStart, mainEnd, list, weight: idf * weight * (k1 + 1), postings: mainEnd - mainStart + (list?.length ?? 0) });
+    }
+    if (terms.length === 0) return [];
+    // Stable: equal weights keep query order, so the summation order (and the scores, to the last
+    // bit) is the same however the index was built.
+    terms.sort((a, b) => b.weight - a.weight);
+    const remaining = new Float64Array(terms.length + 1);
+    for (let index = terms.length - 1; index >= 0; index--) remaining[index] = remaining[index + 1]! + terms[index]!.weight;
+    const norms = this.lengthNorms(parameters, averageLength);
     this.accumulator = growFloat64(this.accumulator, this.slots);
     this.touched = growUint32(this.touched, this.slots);
+    if (accept) this.filterMemo = growUint8(this.filterMemo, this.slots);
+    const accumulator = this.accumulator;
+    const touched = this.touched;
+    const memo = accept ? this.filterMemo : undefined;
+    const passes = (ordinal: number): boolean => {
+      if (!accept || !memo) return true;
+      let state = memo[ordinal]!;
+      if (state === 0) memo[ordinal] = state = accept(this.chunks[ordinal]!) ? 1 : 2;
+      return state === 1;
+    };
+    let touchedCount = 0;
+    try {
+      let essential = 0;
+      for (; essential < terms.length; essential++) {
+        const term = terms[essential]!;
+        // Checking costs a pass over the chunks seen so far: worth it only before a long list.
+        if (this.searchOptions.pruning && touchedCount >= k && term.postings >= PRUNING_MIN_POSTINGS && term.postings * 4 >= touchedCount) {
+          const threshold = this.kthScore(k, touchedCount, passes);
+          if (threshold !== undefined && remaining[essential]! * SAFETY < threshold) break;
+        }
+        touchedCount = this.accumulateTerm(term, parameters, norms, touchedCount);
+      }
+      let candidates = touched.subarray(0, touchedCount);
+      if (essential < terms.length) {
+        const threshold = this.kthScore(k, touchedCount, passes) ?? 0;
+        const bound = remaining[essential]! * SAFETY;
+        // Only chunks whose partial score plus everything still to come reaches the threshold matter.
+        this.candidates = growUint32(this.candidates, touchedCount);
+        let kept = 0;
+        for (let index = 0; index < touchedCount; index++) {
+          const ordinal = touched[index]!;
+          if (accumulator[ordinal]! + bound >= threshold) this.candidates[kept++] = ordinal;
+        }
+        candidates = this.candidates.subarray(0, kept).sort();
+        for (let index = essential; index < terms.length; index++) this.probeTerm(terms[index]!, parameters, norms, candidates);
+      }
+      const heap = new TopKHeap(Math.min(k, candidates.length));
+      for (let index = 0; index < candidates.length; index++) {
+        const ordinal = candidates[index]!;
+        const score = accumulator[ordinal]!;
+        const order = this.sequence[ordinal]!;
+        if (!heap.admits(score, order) || !passes(ordinal)) continue;
+        heap.offer(score, order, ordinal);
+      }
+      return heap.drain().map(({ score, item }) => ({ chunk: this.chunks[item]!, score }));
+    } finally {
+      // Leave the scratch buffers clean (also when `accept` threw).
+      for (let index = 0; index < touchedCount; index++) {
+        const ordinal = touched[index]!;
+        accumulator[ordinal] = 0;
+        if (memo) memo[ordinal] = 0;
+      }
+    }
+  }
+
+  /** Adds one term's contribution for every live chunk in its postings; returns the new touched count. */
+  private accumulateTerm(term: ResolvedTerm, parameters: Bm25Parameters, norms: Float64Array, touchedCount: number): number {
+    const { titleWeight } = parameters;
     const accumulator = this.accumulator;
     const touched = this.touched;
     const dead = this.dead;
-    const textLengths = this.textLengths;
-    const titleLengths = this.titleLengths;
-    let touchedCount = 0;
-    try {
-      for (const { term, weight } of query) {
-        const termId = this.dictionary.get(term);
-        if (termId === undefined || !(weight > 0)) continue;
-        const mainStart = termId < this.mainTermCount ? this.mainOffsets[termId]! : 0;
-        const mainEnd = termId < this.mainTermCount ? this.mainOffsets[termId + 1]! : 0;
-        const list = this.delta.get(termId);
-        const documentFrequency = this.liveCount(mainStart, mainEnd, list);
-        if (documentFrequency === 0) continue;
-        const idf = Math.log(1 + (total - documentFrequency + 0.5) / (documentFrequency + 0.5));
-        const termWeight = idf * weight * (k1 + 1);
-        for (let segment = 0; segment < 2; segment++) {
-          const chunkIds = segment === 0 ? this.mainChunks : list?.chunks;
-          const frequencies = segment === 0 ? this.mainFrequencies : list?.frequencies;
-          const start = segment === 0 ? mainStart : 0;
-          const end = segment === 0 ? mainEnd : (list?.length ?? 0);
-          if (!chunkIds || !frequencies) continue;
-          for (let index = start; index < end; index++) {
-            const ordinal = chunkIds[index]!;
-            if (dead[ordinal] !== 0) continue;
-            const packed = frequencies[index]!;
-            const frequency = (packed & TEXT_MASK) + titleWeight * (packed >>> 16);
-            if (!(frequency > 0)) continue;
-            const length = textLengths[ordinal]! + titleWeight * titleLengths[ordinal]!;
-            const contribution = (termWeight * frequency) / (frequency + lengthFree + lengthScale * length);
-            if (accumulator[ordinal] === 0) touched[touchedCount++] = ordinal;
-            accumulator[ordinal]! += contribution;
-          }
-        }
+    const checkDead = this.tombstones > 0;
+    const termWeight = term.weight;
+    for (let segment = 0; segment < 2; segment++) {
+      const chunkIds = segment === 0 ? this.mainChunks : term.list?.chunks;
+      const frequencies = segment === 0 ? this.mainFrequencies : term.list?.frequencies;
+      const start = segment === 0 ? term.mainStart : 0;
+      const end = segment === 0 ? term.mainEnd : (term.list?.length ?? 0);
+      if (!chunkIds || !frequencies) continue;
+      for (let index = start; index < end; index++) {
+        const ordinal = chunkIds[index]!;
+        if (checkDead && dead[ordinal] !== 0) continue;
+        const packed = frequencies[index]!;
+        const frequency = (packed & TEXT_MASK) + titleWeight * (packed >>> 16);
+        if (!(frequency > 0)) continue;
+        const contribution = (termWeight * frequency) / (frequency + norms[ordinal]!);
+        if (accumulator[ordinal] === 0) touched[touchedCount++] = ordinal;
+        accumulator[ordinal]! += contribution;
       }
-      const heap = new TopKHeap(Math.min(k, touchedCount));
-      for (let index = 0; index < touchedCount; index++) {
-        const ordinal = touched[index]!;
-        const score = accumulator[ordinal]!;
-        accumulator[ordinal] = 0;
-        const order = this.sequence[ordinal]!;
-        if (!heap.admits(score, order)) continue;
-        if (accept && !accept(this.chunks[ordinal]!)) continue;
-        heap.offer(score, order, ordinal);
-      }
-      touchedCount = 0;
-      return heap.drain().map(({ score, item }) => ({ chunk: this.chunks[item]!, score }));
-    } finally {
-      // Leave the scratch accumulator clean even if `accept` threw.
-      for (let index = 0; index < touchedCount; index++) accumulator[touched[index]!] = 0;
     }
+    return touchedCount;
+  }
+
+  /**
+   * Adds one term's contribution to the given chunks only (ascending ordinals, all live), finding
+   * each in the term's ordinal-sorted postings by galloping search.
+   */
+  private probeTerm(term: ResolvedTerm, parameters: Bm25Parameters, norms: Float64Array, candidates: Uint32Array): void {
+    const { titleWeight } = parameters;
+    const accumulator = this.accumulator;
+    for (let segment = 0; segment < 2; segment++) {
+      const chunkIds = segment === 0 ? this.mainChunks : term.list?.chunks;
+      const frequencies = segment === 0 ? this.mainFrequencies : term.list?.frequencies;
+      const end = segment === 0 ? term.mainEnd : (term.list?.length ?? 0);
+      let position = segment === 0 ? term.mainStart : 0;
+      if (!chunkIds || !frequencies) continue;
+      for (let index = 0; index < candidates.length && position < end; index++) {
+        const ordinal = candidates[index]!;
+        if (chunkIds[position]! < ordinal) {
+          // Gallop to a range holding the first posting >= ordinal, then binary-search it.
+          let low = position;
+          let step = 1;
+          let high = position + 1;
+          while (high < end && chunkIds[high]! < ordinal) {
+            low = high;
+            step *= 2;
+            high = position + step;
+          }
+          if (high > end) high = end;
+          while (low + 1 < high) {
+            const middle = (low + high) >>> 1;
+            if (chunkIds[middle]! < ordinal) low = middle;
+            else high = middle;
+          }
+          position = high;
+          if (position >= end) break;
+        }
+        if (chunkIds[position] !== ordinal) continue;
+        const packed = frequencies[position]!;
+        position++;
+        const frequency = (packed & TEXT_MASK) + titleWeight * (packed >>> 16);
+        if (!(frequency > 0)) continue;
+        accumulator[ordinal]! += (term.weight * frequency) / (frequency + norms[ordinal]!);
+      }
+    }
+  }
+
+  /** The k-th best score among the touched chunks that pass the filter, or undefined when fewer than k pass. */
+  private kthScore(k: number, touchedCount: number, passes: (ordinal: number) => boolean): number | undefined {
+    const heap = new TopKHeap(k);
+    for (let index = 0; index < touchedCount; index++) {
+      const ordinal = this.touched[index]!;
+      const score = this.accumulator[ordinal]!;
+      const order = this.sequence[ordinal]!;
+      if (!heap.admits(score, order) || !passes(ordinal)) continue;
+      heap.offer(score, order, ordinal);
+    }
+    return heap.size === k ? heap.weakestScore() : undefined;
+  }
+
+  /**
+   * `k1·(1 − b + b·len/avglen)` per chunk ordinal, recomputed only after a write or a parameter
+   * change, so scoring a posting reads one array instead of two.
+   */
+  private lengthNorms(parameters: Bm25Parameters, averageLength: number): Float64Array {
+    const { k1, b, titleWeight } = parameters;
+    if (this.normsVersion === this.version && this.normsK1 === k1 && this.normsB === b && this.normsTitleWeight === titleWeight && this.norms.length >= this.slots) return this.norms;
+    this.norms = growFloat64(this.norms, this.slots);
+    const lengthFree = k1 * (1 - b);
+    const lengthScale = (k1 * b) / averageLength;
+    for (let ordinal = 0; ordinal < this.slots; ordinal++) {
+      this.norms[ordinal] = lengthFree + lengthScale * (this.textLengths[ordinal]! + titleWeight * this.titleLengths[ordinal]!);
+    }
+    this.normsVersion = this.version;
+    this.normsK1 = k1;
+    this.normsB = b;
+    this.normsTitleWeight = titleWeight;
+    return this.norms;
   }
 
   /** Merges the delta into the main segment, drops tombstones and unused terms, renumbers chunks. */
@@ -519,6 +711,7 @@ export class Bm25Index {
   }
 
   private reset(): void {
+    this.version++;
     this.dictionary = new Map();
     this.terms = [];
     this.mainTermCount = 0;
@@ -578,6 +771,7 @@ export class Bm25Index {
     this.totalTextLength += entry.textTerms.length;
     this.totalTitleLength += entry.titleTerms.length;
     this.live++;
+    this.version++;
     return ordinal;
   }
 
@@ -590,6 +784,7 @@ export class Bm25Index {
     const chunk = this.chunks[ordinal]!;
     this.dead[ordinal] = 1;
     this.live--;
+    this.version++;
     this.tombstones++;
     this.totalTextLength -= this.textLengths[ordinal]!;
     this.totalTitleLength -= this.titleLengths[ordinal]!;
@@ -686,6 +881,12 @@ export function validateSnapshot(snapshot: Bm25IndexSnapshot): string | undefine
   for (let index = 0; index < snapshot.postingChunks.length; index++) {
     if (snapshot.postingChunks[index]! >= count) return `posting ${index} names chunk ${snapshot.postingChunks[index]} of ${count}`;
     if (snapshot.postingFrequencies[index] === 0) return `posting ${index} has a zero frequency`;
+  }
+  // Search relies on each term's postings being in strictly increasing chunk order.
+  for (let term = 0; term < snapshot.terms.length; term++) {
+    for (let index = snapshot.offsets[term]! + 1; index < snapshot.offsets[term + 1]!; index++) {
+      if (snapshot.postingChunks[index - 1]! >= snapshot.postingChunks[index]!) return `postings of term ${JSON.stringify(snapshot.terms[term])} are not in increasing chunk order`;
+    }
   }
   if (new Set(snapshot.terms).size !== snapshot.terms.length) return 'terms are not unique';
   const ids = new Set<string>();

@@ -160,7 +160,7 @@ export class HybridRetriever implements Retriever {
     });
     const fused = this.fuse(active, lists);
     if (!this.mmr) return fused.slice(0, topK);
-    const candidates = fused.slice(0, this.mmr.fetchK ?? depth);
+    const candidates = fused.slice(0, Math.max(this.mmr.fetchK ?? depth, topK));
     if (!candidates.some((candidate) => candidate.chunk.embedding !== undefined)) return candidates.slice(0, topK);
     return maximalMarginalRelevance(candidates, { lambda: this.mmr.lambda, topK });
   }

@@ -141,7 +141,7 @@ export class KeywordRetriever implements Retriever {
   /** The BM25 parameters in use. */
   readonly parameters: Readonly<Bm25Parameters>;
   readonly analyzer: Analyzer | TextAnalyzer;
-  private readonly invertedIndex: Bm25Index;
+  private invertedIndex: Bm25Index;
   private readonly compaction: { deltaRatio: number; tombstoneRatio: number };
   private readonly writes = new WriteQueue();
 
@@ -183,8 +183,17 @@ export class KeywordRetriever implements Retriever {
   async index(chunks: DocumentChunk[]): Promise<void> {
     const validated = toDocumentChunks(chunks, 'chunks');
     await this.writes.run(async () => {
-      const entries = await this.analyzeChunks(validated);
-      this.invertedIndex.rebuild(entries);
+      // Build a fresh index while the current one keeps answering; swap when complete, so a failure
+      // (a throwing custom analyzer) leaves the current index as it was. Chunks are analysed and
+      // appended one by one, so their term lists are never all held at once.
+      const next = new Bm25Index(this.compaction);
+      next.startBulk(validated.length);
+      for (let index = 0; index < validated.length; index++) {
+        if (index > 0 && index % ANALYSIS_BATCH === 0) await yieldToEventLoop();
+        next.appendBulk(this.analyzeChunk(validated[index]!, index));
+      }
+      next.finishBulk();
+      this.invertedIndex = next;
     });
   }
 
@@ -341,18 +350,21 @@ export class KeywordRetriever implements Retriever {
     return kept;
   }
 
+  /** A validated chunk with its analysed text and title (the title only when it carries weight). */
+  private analyzeChunk(chunk: DocumentChunk, index: number): AnalyzedChunk {
+    return {
+      chunk,
+      textTerms: this.terms(chunk.text, `chunks[${index}].text`),
+      titleTerms: this.parameters.titleWeight > 0 && chunk.title ? this.terms(chunk.title, `chunks[${index}].title`) : [],
+    };
+  }
+
   /** Validated chunks → analysed entries, yielding to the event loop between batches. */
   private async analyzeChunks(chunks: readonly DocumentChunk[]): Promise<AnalyzedChunk[]> {
     const entries: AnalyzedChunk[] = new Array(chunks.length);
-    const withTitles = this.parameters.titleWeight > 0;
     for (let index = 0; index < chunks.length; index++) {
       if (index > 0 && index % ANALYSIS_BATCH === 0) await yieldToEventLoop();
-      const chunk = chunks[index]!;
-      entries[index] = {
-        chunk,
-        textTerms: this.terms(chunk.text, `chunks[${index}].text`),
-        titleTerms: withTitles && chunk.title ? this.terms(chunk.title, `chunks[${index}].title`) : [],
-      };
+      entries[index] = this.analyzeChunk(chunks[index]!, index);
     }
     return entries;
   }

@@ -34,6 +34,11 @@ export class TopKHeap {
     return TopKHeap.weaker(this.scores[0]!, this.orders[0]!, score, order);
   }
 
+  /** The weakest kept score (the root), or undefined when the heap is empty. */
+  weakestScore(): number | undefined {
+    return this.count === 0 ? undefined : this.scores[0];
+  }
+
   /** Offers an entry; it is kept when the heap has room or it beats the weakest kept entry. */
   offer(score: number, order: number, item: number): void {
     if (!this.admits(score, order)) return;
