@@ -184,3 +184,16 @@ describe('ContextGuard: bad input', () => {
     }
   });
 });
+
+describe('language mismatch ignores template labels', () => {
+  it('warns for an Arabic query when only the labels around English passages are Arabic', async () => {
+    const { QueryAnalyzer } = await import('./query-analyzer.js');
+    const guard = new ContextGuard();
+    const analysis = new QueryAnalyzer().analyze('ما هو التعلم الآلي؟');
+    const chunk = { id: 'a#0', docId: 'a', text: 'Machine learning learns from data.', source: 'a', metadata: {}, position: { index: 0 } };
+    const used = [{ chunk, score: 1, scores: {}, keptText: chunk.text, keptRatio: 1, fit: 'whole' as const, rank: 1 }];
+    const context = '[1] Machine learning learns from data.\n\nالمصادر:\n[1] a';
+    const result = guard.check({ context, chunks: used, analysis });
+    expect(result.warnings.map((warning) => warning.code)).toContain('language_mismatch');
+  });
+});

@@ -123,9 +123,12 @@ export class ContextGuard implements ContextGuardStrategy {
     }
 
     if (this.config.languageMismatch && input.analysis) {
-      if (input.analysis.language === 'ar' && !isArabic(context)) {
+      // Judge the language of the passages, not of the template around them: Arabic labels such as
+      // "المصادر:" must not make an English-only context look Arabic.
+      const passages = chunks.length > 0 ? chunks.map((used) => used.keptText ?? used.chunk.text).join('\n') : context;
+      if (input.analysis.language === 'ar' && !isArabic(passages)) {
         warnings.push({ code: 'language_mismatch', severity: 'warning', message: 'Arabic query but the context has no Arabic text' });
-      } else if (input.analysis.language === 'en' && !LATIN.test(context)) {
+      } else if (input.analysis.language === 'en' && !LATIN.test(passages)) {
         warnings.push({ code: 'language_mismatch', severity: 'warning', message: 'English query but the context has no English text' });
       }
     }

@@ -44,14 +44,14 @@ describe('ConversationHistory: turns', () => {
 describe('ConversationHistory: enrichment', () => {
   it('adds the previous turns’ content words to a follow-up with a pronoun (English)', () => {
     const history = historyWith('What is the HNSW index?');
-    expect(history.getEnrichedQuery('How much memory does it use?')).toBe('How much memory does it use? [context: HNSW index]');
+    expect(history.getEnrichedQuery('How much memory does it use?')).toBe('How much memory does it use? (HNSW index)');
   });
 
   it('adds context to Arabic follow-ups (pronouns, وماذا عن, short queries)', () => {
     const history = historyWith('ما هو التعلم الآلي؟');
-    expect(history.getEnrichedQuery('ما هي تطبيقات هذا المجال؟')).toBe('ما هي تطبيقات هذا المجال؟ [context: التعلم الآلي]');
-    expect(history.getEnrichedQuery('وماذا عن التعلم العميق؟')).toBe('وماذا عن التعلم العميق؟ [context: الآلي]');
-    expect(history.getEnrichedQuery('وفوائده؟')).toBe('وفوائده؟ [context: التعلم الآلي]');
+    expect(history.getEnrichedQuery('ما هي تطبيقات هذا المجال؟')).toBe('ما هي تطبيقات هذا المجال؟ (التعلم الآلي)');
+    expect(history.getEnrichedQuery('وماذا عن التعلم العميق؟')).toBe('وماذا عن التعلم العميق؟ (الآلي)');
+    expect(history.getEnrichedQuery('وفوائده؟')).toBe('وفوائده؟ (التعلم الآلي)');
   });
 
   it('leaves a self-contained question alone', () => {
@@ -64,12 +64,12 @@ describe('ConversationHistory: enrichment', () => {
     const history = new ConversationHistory({}, { maxKeywords: 3 });
     history.addTurn({ query: 'Tell me about pgvector indexes' });
     history.addTurn({ query: 'And HNSW parameters for pgvector' });
-    expect(history.getEnrichedQuery('and for them?', 1)).toBe('and for them? [context: HNSW parameters pgvector]');
-    expect(history.getEnrichedQuery('and for them?', 2)).toBe('and for them? [context: HNSW parameters pgvector]');
+    expect(history.getEnrichedQuery('and for them?', 1)).toBe('and for them? (HNSW parameters pgvector)');
+    expect(history.getEnrichedQuery('and for them?', 2)).toBe('and for them? (HNSW parameters pgvector)');
     const wide = new ConversationHistory();
     wide.addTurn({ query: 'Tell me about pgvector indexes' });
     wide.addTurn({ query: 'And HNSW parameters for pgvector' });
-    expect(wide.getEnrichedQuery('and for them?', 2)).toBe('and for them? [context: HNSW parameters pgvector Tell indexes]');
+    expect(wide.getEnrichedQuery('and for them?', 2)).toBe('and for them? (HNSW parameters pgvector Tell indexes)');
     expect(wide.getEnrichedQuery('and for them?', 0)).toBe('and for them?');
   });
 
@@ -82,7 +82,7 @@ describe('ConversationHistory: enrichment', () => {
     const literal = 'How much memory does it use?';
     const analysis = analyzer.analyze(history.getEnrichedQuery(literal), { literalQuery: literal });
     expect(analysis.query).toBe(literal);
-    expect(analysis.effectiveQuery).toContain('[context: HNSW index]');
+    expect(analysis.effectiveQuery).toContain('(HNSW index)');
   });
 });
 

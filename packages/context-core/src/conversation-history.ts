@@ -143,7 +143,7 @@ export class ConversationHistory {
   /**
    * The query to retrieve with. When the query {@link needsContext}, the content words of the last
    * `n` turns' literal queries (most recent first, without words the query already has, at most
-   * `maxKeywords`) are appended as `${query} [context: kw1 kw2 …]`; otherwise the query is returned
+   * `maxKeywords`) are appended as `${query} (kw1 kw2 …)` — parentheses, not a labelled marker, so that no label word is ever retrieved with; otherwise the query is returned
    * unchanged, so a self-contained question is not steered by old topics. `n` defaults to
    * `config.enrichTurns`; `n = 0` disables enrichment.
    */
@@ -163,7 +163,7 @@ export class ConversationHistory {
       }
     }
     const chosen = keywords.slice(0, this.options.maxKeywords);
-    return chosen.length === 0 ? query : `${query} [context: ${chosen.join(' ')}]`;
+    return chosen.length === 0 ? query : `${query} (${chosen.join(' ')})`;
   }
 
   /** Copies of the remembered turns, oldest first. */

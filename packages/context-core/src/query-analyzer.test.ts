@@ -38,9 +38,9 @@ describe('QueryAnalyzer: language and keywords', () => {
   });
 
   it('keeps the literal query and the effective query apart (defect 4)', () => {
-    const analysis = analyzer.analyze('and its price? [context: hnswlib index]', { literalQuery: 'and its price?' });
+    const analysis = analyzer.analyze('and its price? (hnswlib index)', { literalQuery: 'and its price?' });
     expect(analysis.query).toBe('and its price?');
-    expect(analysis.effectiveQuery).toBe('and its price? [context: hnswlib index]');
+    expect(analysis.effectiveQuery).toBe('and its price? (hnswlib index)');
     // Keywords come from the effective query: the history words drive retrieval.
     expect(analysis.keywords.some((keyword) => keyword.startsWith('hnsw'))).toBe(true);
     // Complexity and intent describe what was literally asked.
