@@ -195,6 +195,34 @@ describe('ContextEngine indexing', () => {
   });
 });
 
+describe('ContextEngine templates and document options', () => {
+  it('accepts a template function or a template name as an option', async () => {
+    const jsonLines = (passages: Array<{ chunk: { id: string }; text: string }>) => passages.map((passage) => JSON.stringify({ id: passage.chunk.id, text: passage.text })).join('\n');
+    const engine = new ContextEngine({ template: jsonLines });
+    await engine.index(corpus);
+    const result = await engine.run('BM25 ranks documents', { overrideBudget: 800 });
+    const first = JSON.parse(result.context.split('\n')[0]!);
+    expect(first.id).toBe('bm25-en#0');
+    const xml = new ContextEngine({ template: 'xml' });
+    await xml.index(corpus);
+    expect((await xml.run('BM25 ranks documents')).context).toContain('<document source="docs/search.md" id="bm25-en#0">');
+    expectZerdaError(() => new ContextEngine({ template: 'fancy' as never }), /options\.template must be a template function or one of default, numbered, markdown, xml, citations/);
+  });
+
+  it('indexDocuments attaches titles and metadata per text, so they can be cited and filtered', async () => {
+    const splitter = { chunk: (text: string, options?: unknown) => text.split('. ').map((part, index) => ({ id: `${(options as { docId: string }).docId}#${index}`, docId: (options as { docId: string }).docId, text: part, source: '', metadata: { part: index }, position: { index } })) };
+    const engine = new ContextEngine({ config: { composer: { template: 'citations' } } });
+    await engine.indexDocuments(['Tomatoes grow in summer. They need sun.', 'الطماطم تنمو في الصيف. وتحتاج إلى الشمس.'], splitter, {
+      titles: ['Tomatoes', 'الطماطم'],
+      metadata: [{ lang: 'en' }, { lang: 'ar' }],
+    });
+    const result = await engine.run('الطماطم في الصيف', { metadataFilters: { lang: 'ar' } });
+    expect(result.chunks[0]?.chunk).toMatchObject({ docId: 'doc_1', title: 'الطماطم', metadata: { lang: 'ar', part: 0 } });
+    expect(result.context).toContain('الطماطم');
+    await expectRejects(engine.indexDocuments(['a'], splitter, { titles: ['x', 'y'] }), /options\.titles must be an array of 1 entries/);
+  });
+});
+
 describe('ContextEngine bad input', () => {
   it('rejects bad arguments with ZerdaErrors naming the field', async () => {
     const engine = await indexedEngine();

@@ -34,12 +34,15 @@ import {
   type ScoredChunk,
   type SourceQualityMap,
   type StageTimings,
+  type TemplateName,
+  type ContextTemplate,
   type UsedChunk,
   invalidArgument,
   matchesFilter,
   parseMetadataFilter,
   parseOrThrow,
   resolveConfig,
+  templateNameSchema,
   toDocumentChunk,
   toDocumentChunks,
   ZerdaError,
@@ -87,6 +90,7 @@ export class ContextEngine {
   protected retriever: Retriever | undefined;
   private readonly injectedRetriever: boolean;
   private readonly defaultEmbedder: Embedder | EmbedFunction | undefined;
+  private readonly template: TemplateName | ContextTemplate;
   private sourceQualityMap: SourceQualityMap = {};
   /** Bumped on every change to the corpus; part of every cache key. */
   private generation = 0;
@@ -113,7 +117,11 @@ export class ContextEngine {
     this.retriever = options.retriever;
     this.injectedRetriever = options.retriever !== undefined;
     this.defaultEmbedder = options.embedder;
-    this.log('info', { event: 'ready', template: config.composer.template }, 'ContextEngine: ready');
+    if (options.template !== undefined && typeof options.template !== 'function' && !templateNameSchema.safeParse(options.template).success) {
+      throw invalidArgument('options.template', `a template function or one of ${templateNameSchema.options.join(', ')}`, options.template);
+    }
+    this.template = options.template ?? config.composer.template;
+    this.log('info', { event: 'ready', template: typeof this.template === 'function' ? `custom:${this.template.name || 'template'}` : this.template }, 'ContextEngine: ready');
   }
 
   // ---------------------------------------------------------------- indexing
@@ -166,16 +174,26 @@ export class ContextEngine {
       this.log('warn', { event: 'index_empty' }, 'ContextEngine.indexDocuments: empty text list, nothing indexed');
       return this;
     }
-    const { docIds, sources, ...indexOptions } = options;
-    if (docIds && docIds.length !== texts.length) throw invalidArgument('options.docIds', `an array of ${texts.length} ids (one per text)`, docIds);
-    if (sources && sources.length !== texts.length) throw invalidArgument('options.sources', `an array of ${texts.length} sources (one per text)`, sources);
+    const { docIds, sources, titles, metadata, ...indexOptions } = options;
+    for (const [field, list] of [['docIds', docIds], ['sources', sources], ['titles', titles], ['metadata', metadata]] as const) {
+      if (list && list.length !== texts.length) throw invalidArgument(`options.${field}`, `an array of ${texts.length} entries (one per text)`, list);
+    }
     const all: DocumentChunk[] = [];
     for (let i = 0; i < texts.length; i++) {
       const text = requireString(texts[i], `texts[${i}]`);
       const docId = docIds?.[i] ?? `doc_${i}`;
       const source = sources?.[i] ?? docId;
       let produced = await callChunker(chunker, text, docId, source);
-      for (const chunk of produced) all.push(chunk.source ? chunk : { ...chunk, source });
+      const title = titles?.[i];
+      const extra = metadata?.[i];
+      for (const chunk of produced) {
+        all.push({
+          ...chunk,
+          source: chunk.source || source,
+          ...(title !== undefined && chunk.title === undefined ? { title } : {}),
+          ...(extra ? { metadata: { ...extra, ...chunk.metadata } } : {}),
+        });
+      }
     }
     this.log('info', { event: 'documents_chunked', texts: texts.length, chunks: all.length, chunker: chunker.constructor?.name }, 'ContextEngine.indexDocuments: chunked');
     return this.index(all, indexOptions);
@@ -300,7 +318,7 @@ export class ContextEngine {
     timings.rank = now() - stage;
 
     stage = now();
-    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.config.composer.template });
+    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.template });
     timings.compose = now() - stage;
 
     stage = now();
@@ -414,7 +432,7 @@ export class ContextEngine {
     const budget = options.maxLength ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength);
     const filtered = await this.chunkFilter.filter(scored, { analysis });
     const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks: options.maxChunks ?? analysis.suggestedChunks, sourceQuality: this.sourceQualityMap });
-    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.config.composer.template });
+    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.template });
     return composed.context;
   }
 

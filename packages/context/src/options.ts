@@ -7,6 +7,7 @@ import type {
   ContextComposer,
   ContextEngineConfigInput,
   ContextGuard,
+  ContextTemplate,
   EmbedFunction,
   Embedder,
   LengthCounter,
@@ -14,7 +15,9 @@ import type {
   MetadataFilter,
   QueryAnalyzer,
   Retriever,
+  Metadata,
   SourceQualityMap,
+  TemplateName,
   VectorStore,
 } from '@zerda/types';
 
@@ -36,6 +39,8 @@ export interface ContextEngineOptions {
   logger?: Logger;
   /** Query/document embedder used by `index()` when no `vectorDb` is given (same as `index(chunks, { embedder })`). */
   embedder?: Embedder | EmbedFunction;
+  /** The context template: a name (overrides `config.composer.template`) or your own function. */
+  template?: TemplateName | ContextTemplate;
 }
 
 /** Options of `index()`. Precedence: `vectorDb` first, then `vectorStoreAdapter`, then `embedder`. */
@@ -62,6 +67,10 @@ export interface IndexDocumentsOptions extends IndexOptions {
   docIds?: string[];
   /** Sources (default: the document id). */
   sources?: string[];
+  /** Titles, one per text (kept on every chunk of the text: citations and the keyword index use them). */
+  titles?: string[];
+  /** Metadata, one record per text, merged into every chunk of the text (filterable: `{ lang: 'ar' }` …). */
+  metadata?: Metadata[];
 }
 
 /** Options of `run()`. */
@@ -119,5 +128,7 @@ export const indexOptionsSchema = z
     onProgress: z.function().optional(),
     docIds: z.array(z.string().min(1)).optional(),
     sources: z.array(z.string()).optional(),
+    titles: z.array(z.string()).optional(),
+    metadata: z.array(z.record(z.string(), z.unknown())).optional(),
   })
   .optional();
