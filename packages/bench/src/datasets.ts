@@ -1,0 +1,110 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { loadBeirDataset, locateDatasets, type BeirDataset, type DatasetDocument, type DatasetQuery } from '@zerda/retriever/datasets';
+import { detectLanguage } from '@zerda/text';
+import { SeededRandom, hashSeed } from './random.js';
+
+/** A dataset ready for benchmarking: its documents, judged queries, judgements and language. */
+export interface BenchDataset {
+  name: string;
+  /** `'ar'`, `'en'` or `'mixed'`, detected from the corpus text. */
+  language: string;
+  documents: DatasetDocument[];
+  queries: DatasetQuery[];
+  qrels: Map<string, Map<string, number>>;
+  /** Size of the full dataset before slicing. */
+  full: { documents: number; queries: number };
+}
+
+/** How much of a dataset to use (the quick variant and the smoke test take slices). */
+export interface SliceOptions {
+  /** At most this many documents (every judged document of the kept queries is kept first). */
+  maxDocuments?: number;
+  /** At most this many queries, chosen by a seeded shuffle. */
+  maxQueries?: number;
+  seed?: number;
+}
+
+/** The datasets folder: `$ZERDA_DATASETS`, else `shared/datasets` beside the repository. */
+export function datasetsDirectory(from: string = process.cwd()): string | undefined {
+  return locateDatasets(from);
+}
+
+/** Folders under `directory` in the BEIR layout (corpus.jsonl[.gz], queries.jsonl, qrels.tsv), sorted by name. */
+export function listDatasets(directory: string): string[] {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory)
+    .filter((name) => {
+      const folder = join(directory, name);
+      if (!statSync(folder).isDirectory()) return false;
+      const corpus = existsSync(join(folder, 'corpus.jsonl')) || existsSync(join(folder, 'corpus.jsonl.gz'));
+      return corpus && existsSync(join(folder, 'queries.jsonl')) && existsSync(join(folder, 'qrels.tsv'));
+    })
+    .sort();
+}
+
+function corpusLanguage(documents: readonly DatasetDocument[]): string {
+  const sample = documents
+    .slice(0, 50)
+    .map((document) => `${document.title} ${document.text}`)
+    .join(' ');
+  return detectLanguage(sample);
+}
+
+/**
+ * Loads one dataset folder and, when asked, keeps a deterministic slice: a seeded choice of
+ * queries, every document judged relevant for them, then a seeded choice of the other documents.
+ * Judgements are restricted to the kept queries and documents. Results are shared within a process:
+ * treat them as read-only.
+ */
+export function loadDataset(directory: string, slice: SliceOptions = {}): BenchDataset {
+  const key = JSON.stringify([resolve(directory), slice.maxDocuments, slice.maxQueries, slice.seed]);
+  let dataset = loaded.get(key);
+  if (!dataset) {
+    dataset = sliceDataset(readDataset(directory), slice);
+    loaded.set(key, dataset);
+  }
+  return dataset;
+}
+
+/** Parsed datasets and slices, kept per process: jobs that run in one process (tests, --no-isolate) parse each file once. */
+const parsed = new Map<string, BeirDataset>();
+const loaded = new Map<string, BenchDataset>();
+
+function readDataset(directory: string): BeirDataset {
+  const path = resolve(directory);
+  let dataset = parsed.get(path);
+  if (!dataset) {
+    dataset = loadBeirDataset(path);
+    parsed.set(path, dataset);
+  }
+  return dataset;
+}
+
+function sliceDataset(dataset: BeirDataset, slice: SliceOptions): BenchDataset {
+  const full = { documents: dataset.corpus.length, queries: dataset.queries.length };
+  const random = new SeededRandom(slice.seed ?? hashSeed(dataset.name));
+  let queries = dataset.queries;
+  if (slice.maxQueries !== undefined && slice.maxQueries < queries.length) {
+    const kept = new Set(random.shuffle(queries.map((query) => query.id)).slice(0, slice.maxQueries));
+    queries = queries.filter((query) => kept.has(query.id));
+  }
+  let documents = dataset.corpus;
+  if (slice.maxDocuments !== undefined && slice.maxDocuments < documents.length) {
+    const judged = new Set<string>();
+    for (const query of queries) for (const [id, grade] of dataset.qrels.get(query.id) ?? []) if (grade > 0) judged.add(id);
+    const others = random.shuffle(documents.filter((document) => !judged.has(document.id)).map((document) => document.id));
+    const kept = new Set([...judged, ...others.slice(0, Math.max(0, slice.maxDocuments - judged.size))]);
+    documents = documents.filter((document) => kept.has(document.id));
+  }
+  const documentIds = new Set(documents.map((document) => document.id));
+  const queryIds = new Set(queries.map((query) => query.id));
+  const qrels = new Map<string, Map<string, number>>();
+  for (const [queryId, judgements] of dataset.qrels) {
+    if (!queryIds.has(queryId)) continue;
+    const kept = new Map([...judgements].filter(([id, grade]) => grade > 0 && documentIds.has(id)));
+    if (kept.size > 0) qrels.set(queryId, kept);
+  }
+  queries = queries.filter((query) => qrels.has(query.id));
+  return { name: dataset.name, language: corpusLanguage(documents), documents, queries, qrels, full };
+}

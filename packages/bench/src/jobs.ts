@@ -1,0 +1,460 @@
+import { evaluateRun, type EvaluationSummary } from '@zerda/retriever';
+import type { DocumentChunk, Embedder, LengthCounter, VectorStore } from '@zerda/types';
+import { auditContext, summarizeAudits, type ContextQuality } from './context-metrics.js';
+import { loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
+import { chooseEmbedder, embedDocuments, embeddingText, type EmbedderChoice } from './embedding.js';
+import { elapsedMs, memorySnapshot, peakRss, retainedBytes, timeEach } from './measure.js';
+import { SeededRandom } from './random.js';
+import { summarizeLatencies, type LatencySummary } from './statistics.js';
+import { sentencePool, syntheticCorpus, type SentencePool } from './synthetic-corpus.js';
+import { SystemUnavailableError } from './systems/search-system.js';
+import { VECTOR_SYSTEMS, loadSystem, type SystemId } from './systems/registry.js';
+
+/** A dataset folder and the slice of it to use. */
+export interface DatasetReference {
+  directory: string;
+  slice: SliceOptions;
+}
+
+/** Retrieval quality and speed of one system on one dataset. */
+export interface RetrievalJob {
+  kind: 'retrieval';
+  dataset: DatasetReference;
+  system: SystemId;
+  /** Results per query (100: Recall@100 needs them). */
+  depth: number;
+  warmup: number;
+}
+
+/** ContextEngine.run() on one dataset: gold-in-context per budget, latency, build cost. */
+export interface EngineJob {
+  kind: 'engine';
+  dataset: DatasetReference;
+  /** Character budgets. */
+  budgets: number[];
+  /** cl100k token budgets (an engine with a token counter). */
+  tokenBudgets: number[];
+  /** Queries used for the token rows (counting tokens is slower than counting characters). */
+  tokenQueries: number;
+  warmup: number;
+  /** `default`: `index(chunks, { embedder })` when the language has a model (keyword + vector hybrid), else keyword; `keyword`: `index(chunks)`. */
+  variant: EngineVariant;
+}
+
+/** How the engine under test is indexed. */
+export type EngineVariant = 'default' | 'keyword';
+
+/** The retrievers whose cost is measured as the corpus grows. */
+export type ScaleConfiguration = 'keyword' | 'memory-vector' | 'hnsw' | 'hybrid-hnsw';
+
+/** One size × retriever configuration of the synthetic scale corpus. */
+export interface ScaleJob {
+  kind: 'scale';
+  /** The dataset whose sentences and queries build the corpus (SciFact). */
+  source: string;
+  seed: number;
+  size: number;
+  configuration: ScaleConfiguration;
+  queries: number;
+  budget: number;
+  warmup: number;
+}
+
+export type VectorBackend = 'memory' | 'hnswlib' | 'pgvector-exact' | 'pgvector-hnsw';
+
+/** One vector store at one size: build, top-10 latency and the ids it returns. */
+export interface VectorJob {
+  kind: 'vectors';
+  source: string;
+  seed: number;
+  size: number;
+  backend: VectorBackend;
+  queries: number;
+  k: number;
+  warmup: number;
+}
+
+export type Job = RetrievalJob | EngineJob | ScaleJob | VectorJob;
+
+/** How a job ended: `unavailable` when it cannot run in this setting, `failed` when it threw. */
+export interface JobStatus {
+  status: 'ok' | 'unavailable' | 'failed';
+  reason?: string;
+}
+
+/** Cost of building an index. */
+export interface BuildCost {
+  ms: number;
+  /** Heap + external memory retained by the index (after garbage collection). */
+  retainedBytes: number;
+  /** The measuring process's peak resident set. */
+  peakRssBytes: number;
+}
+
+export interface RetrievalResult extends JobStatus {
+  kind: 'retrieval';
+  dataset: string;
+  system: SystemId;
+  settings?: string;
+  build?: BuildCost;
+  latency?: LatencySummary;
+  quality?: EvaluationSummary;
+  /** Top `depth` document ids per query id. */
+  run?: Record<string, string[]>;
+  embeddingModel: string;
+}
+
+export interface EngineBudgetResult {
+  budget: number;
+  unit: 'chars' | 'tokens';
+  quality: ContextQuality;
+  latency: LatencySummary;
+}
+
+export interface EngineResult extends JobStatus {
+  kind: 'engine';
+  dataset: string;
+  variant: EngineVariant;
+  retrievers: string;
+  build?: BuildCost;
+  budgets: EngineBudgetResult[];
+  /** Mean per-stage milliseconds of run() at the middle character budget. */
+  stages?: Record<string, number>;
+  embeddingModel: string;
+}
+
+export interface ScaleResult extends JobStatus {
+  kind: 'scale';
+  size: number;
+  configuration: ScaleConfiguration;
+  build?: BuildCost;
+  /** Whole run() latency. */
+  run?: LatencySummary;
+  /** The retrieve stage alone (from run()'s own timings). */
+  retrieve?: LatencySummary;
+  /** Mean milliseconds per run() stage (from its own timings). */
+  stages?: Record<string, number>;
+  averageChunkCharacters?: number;
+  embeddingSeconds?: number;
+}
+
+export interface VectorResult extends JobStatus {
+  kind: 'vectors';
+  size: number;
+  backend: VectorBackend;
+  settings?: string;
+  /** Creating the empty store (PGlite starting its database), not part of `build`. */
+  startupMs?: number;
+  build?: BuildCost;
+  latency?: LatencySummary;
+  /** Top-k chunk ids per query (in query order). */
+  ids?: string[][];
+}
+
+export type JobResult = RetrievalResult | EngineResult | ScaleResult | VectorResult;
+
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]?.slice(0, 300) ?? 'unknown error';
+}
+
+function statusOf(error: unknown): JobStatus {
+  if (error instanceof SystemUnavailableError) return { status: 'unavailable', reason: error.message };
+  if (process.env.ZERDA_BENCH_DEBUG) console.error(error);
+  return { status: 'failed', reason: reasonOf(error) };
+}
+
+async function datasetVectors(dataset: BenchDataset, choice: EmbedderChoice): Promise<Float32Array[] | undefined> {
+  if (!choice.embedder) return undefined;
+  const { vectors } = await embedDocuments(
+    choice,
+    dataset.documents.map((document) => embeddingText(document.title, document.text)),
+  );
+  // Load the query side too (model files, ONNX session), so that it is in every system's baseline.
+  await choice.embedder.embed(['warm up'], { kind: 'query' });
+  return vectors;
+}
+
+async function buildCost<T>(build: () => Promise<T>): Promise<{ value: T; cost: BuildCost }> {
+  const before = memorySnapshot();
+  const started = performance.now();
+  const value = await build();
+  const ms = elapsedMs(started);
+  const after = memorySnapshot();
+  return { value, cost: { ms, retainedBytes: retainedBytes(before, after), peakRssBytes: peakRss() } };
+}
+
+/** Runs one retrieval job: build the system, answer every query with `depth` ids, score the run. */
+export async function runRetrievalJob(job: RetrievalJob): Promise<RetrievalResult> {
+  const dataset = loadDataset(job.dataset.directory, job.dataset.slice);
+  const base = { kind: 'retrieval' as const, dataset: dataset.name, system: job.system, embeddingModel: 'none' };
+  try {
+    const needsVectors = VECTOR_SYSTEMS.has(job.system);
+    const choice = needsVectors ? await chooseEmbedder(dataset.language) : undefined;
+    if (needsVectors && !choice?.embedder) throw new SystemUnavailableError(choice?.reason ?? 'no embedding model');
+    const vectors = choice ? await datasetVectors(dataset, choice) : undefined;
+    const factory = await loadSystem(job.system);
+    const { value: system, cost } = await buildCost(async () => {
+      const created = factory({ language: dataset.language, embedder: choice?.embedder });
+      await created.build({ documents: dataset.documents, ...(vectors ? { vectors } : {}) });
+      return created;
+    });
+    const run: Record<string, string[]> = {};
+    const { summary } = await timeEach(dataset.queries, (query) => system.search(query.text, job.depth), {
+      warmup: job.warmup,
+      collect: (query, ids) => {
+        run[query.id] = ids;
+      },
+    });
+    cost.peakRssBytes = peakRss();
+    await system.close?.();
+    const answered = Object.values(run).filter((ids) => ids.length > 0).length;
+    if (answered === 0) {
+      const diagnosis = system.diagnose?.();
+      return { ...base, status: 'failed', reason: `returned no result for any of the ${dataset.queries.length} queries${diagnosis ? `: ${diagnosis}` : ''}`, settings: system.settings };
+    }
+    const quality = evaluateRun(new Map(Object.entries(run)), dataset.qrels);
+    return { ...base, status: 'ok', settings: system.settings, build: cost, latency: summary, quality, run, embeddingModel: choice?.modelId ?? 'none' };
+  } catch (error) {
+    return { ...base, ...statusOf(error) };
+  }
+}
+
+function relevantTexts(dataset: BenchDataset): Map<string, string[]> {
+  const byId = new Map(dataset.documents.map((document) => [document.id, document.text]));
+  const texts = new Map<string, string[]>();
+  for (const [queryId, judgements] of dataset.qrels) {
+    texts.set(
+      queryId,
+      [...judgements].filter(([, grade]) => grade > 0).map(([id]) => byId.get(id) ?? '').filter((text) => text.length > 0),
+    );
+  }
+  return texts;
+}
+
+/** The engine configuration of every benchmark: defaults, minus state that would carry over between unrelated queries. */
+export const ENGINE_BENCH_CONFIG = { cache: { enabled: false }, multiTurn: { enabled: false }, adaptive: { enabled: false } } as const;
+
+/** Runs ContextEngine.index() and run() on a dataset at every budget and audits each context. */
+export async function runEngineJob(job: EngineJob): Promise<EngineResult> {
+  const dataset = loadDataset(job.dataset.directory, job.dataset.slice);
+  const choice: EmbedderChoice = job.variant === 'keyword' ? { embedder: undefined, modelId: 'none', fingerprint: 'none', reason: 'keyword-only variant' } : await chooseEmbedder(dataset.language);
+  const base = { kind: 'engine' as const, dataset: dataset.name, variant: job.variant, budgets: [] as EngineBudgetResult[], embeddingModel: choice.embedder ? choice.modelId : 'none' };
+  const retrievers = choice.embedder
+    ? `index(chunks, { embedder }): keyword + vector (${choice.modelId}, exact MemoryVectorStore) fused by the default HybridRetriever`
+    : job.variant === 'keyword'
+      ? 'index(chunks): keyword (BM25) only'
+      : `index(chunks): keyword (BM25) only — ${choice.reason}`;
+  try {
+    const vectors = await datasetVectors(dataset, choice);
+    const { documentsToChunks } = await import('./systems/zerda-systems.js');
+    const chunks = documentsToChunks(dataset.documents, vectors);
+    const { ContextEngine } = await import('@zerda/context');
+    const indexOptions = choice.embedder ? { embedder: choice.embedder } : {};
+    const { value: engine, cost } = await buildCost(async () => {
+      const created = new ContextEngine({ config: ENGINE_BENCH_CONFIG });
+      await created.index(chunks, indexOptions);
+      return created;
+    });
+    const texts = relevantTexts(dataset);
+    const budgets: EngineBudgetResult[] = [];
+    const middle = job.budgets[Math.floor(job.budgets.length / 2)];
+    let stages: Record<string, number> | undefined;
+    const measure = async (runEngine: typeof engine, budget: number, unit: 'chars' | 'tokens', queries: typeof dataset.queries, counter: LengthCounter): Promise<void> => {
+      const entries: Array<{ audit: ReturnType<typeof auditContext>; used: number; budget: number }> = [];
+      const stageTotals: Record<string, number> = {};
+      const { summary } = await timeEach(queries, (query) => runEngine.run(query.text, { overrideBudget: budget, useHistory: false, recordTurn: false }), {
+        warmup: job.warmup,
+        collect: (query, result) => {
+          entries.push({ audit: auditContext(result.context, texts.get(query.id) ?? []), used: counter(result.context), budget });
+          for (const [stage, ms] of Object.entries(result.timings)) stageTotals[stage] = (stageTotals[stage] ?? 0) + ms;
+        },
+      });
+      budgets.push({ budget, unit, quality: summarizeAudits(entries), latency: summary });
+      if (unit === 'chars' && budget === middle) stages = Object.fromEntries(Object.entries(stageTotals).map(([stage, total]) => [stage, total / queries.length]));
+    };
+    const { charCounter } = await import('@zerda/text');
+    for (const budget of job.budgets) await measure(engine, budget, 'chars', dataset.queries, charCounter);
+    cost.peakRssBytes = peakRss();
+    if (job.tokenBudgets.length > 0) {
+      const { tokenCounter } = await import('@zerda/context-core');
+      const counter = tokenCounter('cl100k_base');
+      const tokenEngine = new ContextEngine({ config: ENGINE_BENCH_CONFIG, lengthCounter: counter });
+      await tokenEngine.index(chunks, indexOptions);
+      const queries = dataset.queries.slice(0, job.tokenQueries);
+      for (const budget of job.tokenBudgets) await measure(tokenEngine, budget, 'tokens', queries, counter);
+    }
+    return { ...base, status: 'ok', retrievers, build: cost, budgets, ...(stages ? { stages } : {}) };
+  } catch (error) {
+    return { ...base, retrievers, ...statusOf(error) };
+  }
+}
+
+/** Queries for the scale and vector jobs: a seeded choice of the source dataset's queries. */
+function scaleQueries(dataset: BenchDataset, seed: number, count: number): string[] {
+  return new SeededRandom(seed)
+    .shuffle(dataset.queries.map((query) => query.text))
+    .slice(0, count);
+}
+
+/** The sentence pool and queries of a source dataset, kept per process (jobs run in-process reuse them). */
+const sources = new Map<string, { pool: SentencePool; dataset: BenchDataset }>();
+
+function syntheticSource(source: string): { pool: SentencePool; dataset: BenchDataset } {
+  let entry = sources.get(source);
+  if (!entry) {
+    const dataset = loadDataset(source);
+    entry = { pool: sentencePool(dataset.documents), dataset: { ...dataset, documents: [] } };
+    sources.set(source, entry);
+  }
+  return entry;
+}
+
+async function syntheticInputs(source: string, seed: number, size: number, withVectors: boolean): Promise<{ chunks: DocumentChunk[]; queries: string[]; choice: EmbedderChoice; embeddingSeconds: number }> {
+  const { pool, dataset } = syntheticSource(source);
+  const chunks = syntheticCorpus(pool, seed, size);
+  const choice = await chooseEmbedder(dataset.language);
+  let embeddingSeconds = 0;
+  if (withVectors) {
+    if (!choice.embedder) throw new SystemUnavailableError(choice.reason ?? 'no embedding model');
+    const { vectors, seconds } = await embedDocuments(
+      choice,
+      chunks.map((chunk) => embeddingText(chunk.title ?? '', chunk.text)),
+      (done) => {
+        if (done % 100_000 < 2048) process.stderr.write(`  embedded ${done}/${chunks.length} synthetic chunks\n`);
+      },
+    );
+    embeddingSeconds = seconds;
+    chunks.forEach((chunk, index) => {
+      chunk.embedding = vectors[index] as Float32Array;
+    });
+    await choice.embedder.embed(['warm up'], { kind: 'query' });
+  }
+  return { chunks, queries: scaleQueries(dataset, seed, dataset.queries.length), choice, embeddingSeconds };
+}
+
+/** Builds a ContextEngine over `size` synthetic chunks with one retriever configuration and times run(). */
+export async function runScaleJob(job: ScaleJob): Promise<ScaleResult> {
+  const base = { kind: 'scale' as const, size: job.size, configuration: job.configuration };
+  try {
+    const needsVectors = job.configuration !== 'keyword';
+    const { chunks, queries: allQueries, choice, embeddingSeconds } = await syntheticInputs(job.source, job.seed, job.size, needsVectors);
+    const queries = allQueries.slice(0, job.queries);
+    const averageChunkCharacters = chunks.reduce((total, chunk) => total + chunk.text.length, 0) / Math.max(1, chunks.length);
+    const embedder = choice.embedder as Embedder;
+    const { ContextEngine } = await import('@zerda/context');
+    const { value: engine, cost } = await buildCost(async () => {
+      switch (job.configuration) {
+        case 'keyword':
+          return new ContextEngine({ config: ENGINE_BENCH_CONFIG }).index(chunks);
+        case 'memory-vector': {
+          const { VectorRetriever } = await import('@zerda/retriever');
+          const { MemoryVectorStore } = await import('@zerda/vector-memory');
+          const retriever = new VectorRetriever({ embedder, store: new MemoryVectorStore() });
+          return new ContextEngine({ config: ENGINE_BENCH_CONFIG, retriever }).index(chunks);
+        }
+        case 'hnsw': {
+          const { VectorRetriever } = await import('@zerda/retriever');
+          const { HnswVectorStore } = await import('@zerda/vector-hnswlib');
+          const retriever = new VectorRetriever({ embedder, store: new HnswVectorStore({ maxElements: job.size }) });
+          return new ContextEngine({ config: ENGINE_BENCH_CONFIG, retriever }).index(chunks);
+        }
+        case 'hybrid-hnsw': {
+          const { HnswVectorStore } = await import('@zerda/vector-hnswlib');
+          return new ContextEngine({ config: ENGINE_BENCH_CONFIG }).index(chunks, { embedder, vectorDb: new HnswVectorStore({ maxElements: job.size }) });
+        }
+      }
+    });
+    const retrieve: number[] = [];
+    const stageTotals: Record<string, number> = {};
+    const { summary } = await timeEach(queries, (query) => engine.run(query, { overrideBudget: job.budget, useHistory: false, recordTurn: false }), {
+      warmup: job.warmup,
+      collect: (_query, result) => {
+        retrieve.push(result.timings.retrieve);
+        for (const [stage, ms] of Object.entries(result.timings)) stageTotals[stage] = (stageTotals[stage] ?? 0) + ms;
+      },
+    });
+    cost.peakRssBytes = peakRss();
+    const stages = Object.fromEntries(Object.entries(stageTotals).map(([stage, total]) => [stage, total / Math.max(1, queries.length)]));
+    return { ...base, status: 'ok', build: cost, run: summary, retrieve: summarizeLatencies(retrieve), stages, averageChunkCharacters, embeddingSeconds };
+  } catch (error) {
+    return { ...base, ...statusOf(error) };
+  }
+}
+
+/** Creates an empty store of the given backend (PGlite starts here, outside the measured build). */
+async function createVectorStore(backend: VectorBackend, dimensions: number, size: number): Promise<{ store: VectorStore; settings: string }> {
+  switch (backend) {
+    case 'memory': {
+      const { MemoryVectorStore } = await import('@zerda/vector-memory');
+      return { store: new MemoryVectorStore({ dimensions }), settings: 'MemoryVectorStore: exact, cosine' };
+    }
+    case 'hnswlib': {
+      const { HnswVectorStore } = await import('@zerda/vector-hnswlib');
+      const store = new HnswVectorStore({ dimensions, maxElements: size });
+      return { store, settings: `HnswVectorStore (hnswlib-node 3.0.0): M ${store.M}, efConstruction ${store.efConstruction}, efSearch ${store.efSearch}, cosine (defaults)` };
+    }
+    case 'pgvector-exact':
+    case 'pgvector-hnsw': {
+      const { createPGliteStore } = await import('@zerda/vector-pgvector');
+      const hnsw = backend === 'pgvector-hnsw';
+      const store = await createPGliteStore({ dimensions, textSearch: false, includeEmbeddings: false, deferIndex: true, ...(hnsw ? {} : { hnsw: false }) });
+      return {
+        store,
+        settings: hnsw
+          ? 'PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM, pgvector 0.8): HNSW m 16, efConstruction 64, ef_search 40 (defaults), index built after the bulk load (deferIndex + createIndex)'
+          : 'PgVectorStore on PGlite 0.5.14: no vector index (exact sequential scan)',
+      };
+    }
+  }
+}
+
+/** Builds one vector store over `size` synthetic-chunk embeddings and times top-k searches. */
+export async function runVectorJob(job: VectorJob): Promise<VectorResult> {
+  const base = { kind: 'vectors' as const, size: job.size, backend: job.backend };
+  try {
+    const { chunks, queries: allQueries, choice } = await syntheticInputs(job.source, job.seed, job.size, true);
+    const embedder = choice.embedder as Embedder;
+    const queryTexts = allQueries.slice(0, job.queries);
+    const queryVectors = (await embedder.embed(queryTexts, { kind: 'query' })).map((vector) => (vector instanceof Float32Array ? vector : Float32Array.from(vector)));
+    const dimensions = queryVectors[0]?.length ?? 0;
+    const before = memorySnapshot();
+    const startup = performance.now();
+    const { store, settings } = await createVectorStore(job.backend, dimensions, job.size);
+    const startupMs = elapsedMs(startup);
+    const started = performance.now();
+    const batch = 5000;
+    for (let start = 0; start < chunks.length; start += batch) await store.add(chunks.slice(start, start + batch));
+    if (job.backend === 'pgvector-hnsw') await (store as unknown as { createIndex(options?: Record<string, unknown>): Promise<void> }).createIndex({ maintenanceWorkMem: '1GB' });
+    const buildMs = elapsedMs(started);
+    const after = memorySnapshot();
+    const cost: BuildCost = { ms: buildMs, retainedBytes: retainedBytes(before, after), peakRssBytes: peakRss() };
+    const order = queryVectors.map((_, index) => index);
+    const ids: string[][] = new Array<string[]>(queryVectors.length);
+    const { summary } = await timeEach(order, (index) => store.search(queryVectors[index] as Float32Array, { k: job.k }), {
+      warmup: job.warmup,
+      collect: (index, hits) => {
+        ids[index] = hits.map((hit) => hit.chunk.id);
+      },
+    });
+    cost.peakRssBytes = peakRss();
+    await store.close?.();
+    return { ...base, status: 'ok', settings, startupMs, build: cost, latency: summary, ids };
+  } catch (error) {
+    return { ...base, ...statusOf(error) };
+  }
+}
+
+/** Runs any job. */
+export async function runJob(job: Job): Promise<JobResult> {
+  switch (job.kind) {
+    case 'retrieval':
+      return runRetrievalJob(job);
+    case 'engine':
+      return runEngineJob(job);
+    case 'scale':
+      return runScaleJob(job);
+    case 'vectors':
+      return runVectorJob(job);
+  }
+}

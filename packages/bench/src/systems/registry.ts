@@ -1,0 +1,97 @@
+import type { Embedder } from '@zerda/types';
+import { queryEmbedderOf } from '../embedding.js';
+import type { SearchSystem } from './search-system.js';
+
+/** Every system of the retrieval benchmark, zerda's first. */
+export const SYSTEM_IDS = [
+  'zerda-keyword',
+  'zerda-vector',
+  'zerda-hybrid',
+  'minisearch',
+  'orama-fulltext',
+  'orama-hybrid',
+  'wink-bm25',
+  'langchain-bm25',
+  'langchain-ensemble',
+] as const;
+
+export type SystemId = (typeof SYSTEM_IDS)[number];
+
+/** How a system is shown in the tables. */
+export interface SystemInfo {
+  label: string;
+  /** True for the systems zerda is compared against. */
+  peer: boolean;
+  kind: 'keyword' | 'vector' | 'hybrid';
+  /** False for a system that builds no index (it scores every document per query): its build time and memory are no reference. */
+  indexes: boolean;
+}
+
+export const SYSTEM_INFO: Readonly<Record<SystemId, SystemInfo>> = {
+  'zerda-keyword': { label: 'zerda KeywordRetriever', peer: false, kind: 'keyword', indexes: true },
+  'zerda-vector': { label: 'zerda VectorRetriever', peer: false, kind: 'vector', indexes: true },
+  'zerda-hybrid': { label: 'zerda HybridRetriever', peer: false, kind: 'hybrid', indexes: true },
+  minisearch: { label: 'MiniSearch 7.2.0', peer: true, kind: 'keyword', indexes: true },
+  'orama-fulltext': { label: 'Orama 3.1.18 full-text', peer: true, kind: 'keyword', indexes: true },
+  'orama-hybrid': { label: 'Orama 3.1.18 hybrid', peer: true, kind: 'hybrid', indexes: true },
+  'wink-bm25': { label: 'wink-bm25-text-search 3.1.2', peer: true, kind: 'keyword', indexes: true },
+  'langchain-bm25': { label: 'LangChain.js BM25Retriever', peer: true, kind: 'keyword', indexes: false },
+  'langchain-ensemble': { label: 'LangChain.js EnsembleRetriever', peer: true, kind: 'hybrid', indexes: true },
+};
+
+/** Systems that need document embeddings (vector and hybrid). */
+export const VECTOR_SYSTEMS: ReadonlySet<SystemId> = new Set(SYSTEM_IDS.filter((id) => SYSTEM_INFO[id].kind !== 'keyword'));
+
+/** Makes a system once its library is loaded. */
+export type SystemFactory = (context: { language: string; embedder: Embedder | undefined }) => SearchSystem;
+
+/**
+ * Loads one system's library and returns its factory. Each library is imported only here, on
+ * demand, so a child process that measures one system loads no other system's code; loading is
+ * kept apart from construction so that build times and index memory exclude module loading.
+ */
+export async function loadSystem(id: SystemId): Promise<SystemFactory> {
+  switch (id) {
+    case 'zerda-keyword': {
+      const { ZerdaKeywordSystem } = await import('./zerda-systems.js');
+      return () => new ZerdaKeywordSystem();
+    }
+    case 'zerda-vector': {
+      const { ZerdaVectorSystem } = await import('./zerda-systems.js');
+      return (context) => new ZerdaVectorSystem(context.embedder);
+    }
+    case 'zerda-hybrid': {
+      const { ZerdaHybridSystem } = await import('./zerda-systems.js');
+      return (context) => new ZerdaHybridSystem(context.embedder);
+    }
+    case 'minisearch': {
+      const { MiniSearchSystem } = await import('./minisearch-system.js');
+      return () => new MiniSearchSystem();
+    }
+    case 'orama-fulltext': {
+      const { OramaFullTextSystem } = await import('./orama-systems.js');
+      return (context) => new OramaFullTextSystem(context.language);
+    }
+    case 'orama-hybrid': {
+      const { OramaHybridSystem } = await import('./orama-systems.js');
+      return (context) => new OramaHybridSystem(context.language, queryEmbedderOf(context.embedder), context.embedder?.modelId ?? 'none');
+    }
+    case 'wink-bm25': {
+      const { WinkBm25System } = await import('./wink-system.js');
+      return () => new WinkBm25System();
+    }
+    case 'langchain-bm25': {
+      const { LangChainBm25System } = await import('./langchain-systems.js');
+      return () => new LangChainBm25System();
+    }
+    case 'langchain-ensemble': {
+      const { LangChainEnsembleSystem } = await import('./langchain-systems.js');
+      return (context) => new LangChainEnsembleSystem(queryEmbedderOf(context.embedder), context.embedder?.modelId ?? 'none');
+    }
+  }
+}
+
+/** Loads and creates one system. */
+export async function createSystem(id: SystemId, context: { language: string; embedder: Embedder | undefined }): Promise<SearchSystem> {
+  return (await loadSystem(id))(context);
+}

@@ -1,0 +1,93 @@
+import { HybridRetriever, KeywordRetriever, VectorRetriever } from '@zerda/retriever';
+import type { DatasetDocument } from '@zerda/retriever/datasets';
+import type { DocumentChunk, Embedder } from '@zerda/types';
+import { SystemUnavailableError, type BuildInput, type SearchSystem } from './search-system.js';
+
+/** One chunk per document: id and docId are the document id, the title goes to the title field. */
+export function documentsToChunks(documents: readonly DatasetDocument[], vectors?: readonly Float32Array[]): DocumentChunk[] {
+  return documents.map((document, index) => {
+    const chunk: DocumentChunk = {
+      id: document.id,
+      docId: document.id,
+      text: document.text,
+      source: document.id,
+      metadata: {},
+      position: { index: 0, total: 1 },
+    };
+    if (document.title) chunk.title = document.title;
+    const vector = vectors?.[index];
+    if (vector) chunk.embedding = vector;
+    return chunk;
+  });
+}
+
+function requireEmbedder(embedder: Embedder | undefined, id: string): Embedder {
+  if (!embedder) throw new SystemUnavailableError(`${id} needs an embedding model for this language (none available)`);
+  return embedder;
+}
+
+function requireVectors(input: BuildInput, id: string): readonly Float32Array[] {
+  if (!input.vectors) throw new SystemUnavailableError(`${id} needs document embeddings`);
+  return input.vectors;
+}
+
+/** zerda's BM25 KeywordRetriever with its defaults (k1 0.9, b 0.4, title as text, the default Analyzer). */
+export class ZerdaKeywordSystem implements SearchSystem {
+  readonly id = 'zerda-keyword';
+  readonly settings = 'defaults: BM25 k1 0.9, b 0.4, titleWeight 1, default Analyzer (per-script normalisation, stopwords, stemming)';
+  private readonly retriever = new KeywordRetriever();
+
+  async build(input: BuildInput): Promise<void> {
+    await this.retriever.index(documentsToChunks(input.documents));
+  }
+
+  async search(query: string, k: number): Promise<string[]> {
+    return (await this.retriever.retrieve(query, { topK: k })).map((hit) => hit.chunk.docId);
+  }
+}
+
+/** zerda's VectorRetriever over its default exact MemoryVectorStore (cosine), documents pre-embedded. */
+export class ZerdaVectorSystem implements SearchSystem {
+  readonly id = 'zerda-vector';
+  readonly settings: string;
+  private readonly retriever: VectorRetriever;
+
+  constructor(embedder: Embedder | undefined) {
+    const model = requireEmbedder(embedder, this.id);
+    this.settings = `${model.modelId}, exact MemoryVectorStore, cosine`;
+    this.retriever = new VectorRetriever({ embedder: model });
+  }
+
+  async build(input: BuildInput): Promise<void> {
+    await this.retriever.index(documentsToChunks(input.documents, requireVectors(input, this.id)));
+  }
+
+  async search(query: string, k: number): Promise<string[]> {
+    return (await this.retriever.retrieve(query, { topK: k })).map((hit) => hit.chunk.docId);
+  }
+}
+
+/** zerda's HybridRetriever (keyword + vector) with its defaults: weighted RRF, k 60, weights 1/1, candidates ×2. */
+export class ZerdaHybridSystem implements SearchSystem {
+  readonly id = 'zerda-hybrid';
+  readonly settings: string;
+  private readonly keyword = new KeywordRetriever();
+  private readonly vector: VectorRetriever;
+  private readonly hybrid: HybridRetriever;
+
+  constructor(embedder: Embedder | undefined) {
+    const model = requireEmbedder(embedder, this.id);
+    this.settings = `KeywordRetriever + VectorRetriever (${model.modelId}, exact), defaults: RRF k 60, weights 1/1, candidateMultiplier 2`;
+    this.vector = new VectorRetriever({ embedder: model });
+    this.hybrid = new HybridRetriever({ retrievers: [this.vector, this.keyword] });
+  }
+
+  async build(input: BuildInput): Promise<void> {
+    const chunks = documentsToChunks(input.documents, requireVectors(input, this.id));
+    await this.hybrid.index(chunks);
+  }
+
+  async search(query: string, k: number): Promise<string[]> {
+    return (await this.hybrid.retrieve(query, { topK: k })).map((hit) => hit.chunk.docId);
+  }
+}

@@ -1,0 +1,96 @@
+import type { BenchmarkReport } from './benchmark.js';
+import { SYSTEM_INFO } from './systems/registry.js';
+import { growthExponent } from './statistics.js';
+
+/** One of the project's targets and whether this run met it. */
+export interface TargetVerdict {
+  target: string;
+  /** `true` met, `false` missed, `undefined` not measured in this run. */
+  met: boolean | undefined;
+  evidence: string;
+}
+
+const percent = (value: number): string => `${(value * 100).toFixed(1)}`;
+
+const signed = (value: number): string => `${value >= 0 ? '+' : ''}${value.toFixed(1)}`;
+
+/** "4.6× faster" or "1.8× slower" from peer time / zerda time. */
+function speedWords(speedup: number): string {
+  if (!Number.isFinite(speedup)) return 'not comparable';
+  return speedup >= 1 ? `${speedup.toFixed(1)}× faster` : `${(1 / speedup).toFixed(1)}× slower`;
+}
+
+function keywordTarget(report: BenchmarkReport): TargetVerdict {
+  const target = 'Keyword retrieval faster than the fastest peer at equal or better nDCG@10, on both datasets';
+  const evidence: string[] = [];
+  let met: boolean | undefined = report.datasets.length > 0 ? true : undefined;
+  for (const dataset of report.datasets) {
+    const rows = report.retrieval.filter((row) => row.dataset === dataset.name && row.status === 'ok');
+    const zerda = rows.find((row) => row.system === 'zerda-keyword');
+    const peers = rows.filter((row) => SYSTEM_INFO[row.system].peer);
+    if (!zerda?.latency || !zerda.quality || peers.length === 0) {
+      met = undefined;
+      evidence.push(`${dataset.name}: not measured`);
+      continue;
+    }
+    const fastest = peers.reduce((best, row) => ((row.latency?.p50Ms ?? Infinity) < (best.latency?.p50Ms ?? Infinity) ? row : best));
+    const keywordPeers = peers.filter((row) => SYSTEM_INFO[row.system].kind === 'keyword');
+    const bestKeyword = keywordPeers.reduce((best, row) => ((row.quality?.ndcgAt10 ?? 0) > (best.quality?.ndcgAt10 ?? 0) ? row : best), keywordPeers[0] ?? fastest);
+    const faster = zerda.latency.p50Ms < (fastest.latency?.p50Ms ?? Infinity);
+    const asGood = zerda.quality.ndcgAt10 >= (bestKeyword.quality?.ndcgAt10 ?? 0) - 1e-9;
+    if (!(faster && asGood)) met = false;
+    evidence.push(
+      `${dataset.name}: zerda p50 ${zerda.latency.p50Ms.toFixed(3)} ms vs fastest peer ${SYSTEM_INFO[fastest.system].label} ${(fastest.latency?.p50Ms ?? NaN).toFixed(3)} ms ` +
+        `(zerda ${speedWords((fastest.latency?.p50Ms ?? NaN) / zerda.latency.p50Ms)}); nDCG@10 ${zerda.quality.ndcgAt10.toFixed(3)} vs best keyword peer ${SYSTEM_INFO[bestKeyword.system].label} ${(bestKeyword.quality?.ndcgAt10 ?? NaN).toFixed(3)}`,
+    );
+  }
+  return { target, met, evidence: evidence.join('; ') };
+}
+
+function scaleTarget(report: BenchmarkReport): TargetVerdict {
+  const target = 'run() at 100k chunks with keyword + HNSW hybrid: p50 under 10 ms, query cost growing sub-linearly';
+  const rows = report.scale.filter((row) => row.configuration === 'hybrid-hnsw' && row.status === 'ok' && row.run).sort((a, b) => a.size - b.size);
+  const at100k = rows.find((row) => row.size === 100_000);
+  const exponents: string[] = [];
+  let sublinear = rows.length >= 2;
+  for (let index = 1; index < rows.length; index++) {
+    const previous = rows[index - 1]!;
+    const current = rows[index]!;
+    const exponent = growthExponent(previous.size, previous.run!.p50Ms, current.size, current.run!.p50Ms);
+    exponents.push(`${previous.size.toLocaleString('en')}→${current.size.toLocaleString('en')}: ${exponent.toFixed(2)}`);
+    if (!(exponent < 1)) sublinear = false;
+  }
+  if (!at100k?.run) return { target, met: undefined, evidence: `no 100k hybrid run in this variant${exponents.length ? `; growth exponents ${exponents.join(', ')}` : ''}` };
+  return {
+    target,
+    met: at100k.run.p50Ms < 10 && sublinear,
+    evidence: `p50 ${at100k.run.p50Ms.toFixed(2)} ms, p95 ${at100k.run.p95Ms.toFixed(2)} ms at 100,000 chunks; growth exponent of p50 ${exponents.join(', ') || 'n/a'} (sub-linear: ${sublinear ? 'yes' : 'no'})`,
+  };
+}
+
+function contextTarget(report: BenchmarkReport): TargetVerdict {
+  const target = 'gold-in-context@2000 characters at least 10 points above the best peer’s naive packing';
+  const evidence: string[] = [];
+  let met: boolean | undefined = report.engine.length > 0 ? true : undefined;
+  for (const engine of report.engine.filter((row) => row.variant === 'default')) {
+    const keywordOnly = report.engine.find((row) => row.dataset === engine.dataset && row.variant === 'keyword')?.budgets.find((entry) => entry.unit === 'chars' && entry.budget === 2000);
+    const mine = engine.budgets.find((entry) => entry.unit === 'chars' && entry.budget === 2000);
+    const peers = report.naive.filter((row) => row.dataset === engine.dataset && row.unit === 'chars' && row.budget === 2000 && SYSTEM_INFO[row.system].peer);
+    if (!mine || peers.length === 0) {
+      met = undefined;
+      evidence.push(`${engine.dataset}: not measured`);
+      continue;
+    }
+    const best = peers.reduce((top, row) => (row.quality.goldInContext > top.quality.goldInContext ? row : top));
+    const margin = (mine.quality.goldInContext - best.quality.goldInContext) * 100;
+    if (!(margin >= 10 - 1e-9)) met = false;
+    const alternative = keywordOnly ? `; keyword-only engine ${percent(keywordOnly.quality.goldInContext)}% (${signed((keywordOnly.quality.goldInContext - best.quality.goldInContext) * 100)} points)` : '';
+    evidence.push(`${engine.dataset}: engine ${percent(mine.quality.goldInContext)}% vs ${SYSTEM_INFO[best.system].label} naive ${percent(best.quality.goldInContext)}% (${signed(margin)} points)${alternative}`);
+  }
+  return { target, met, evidence: evidence.join('; ') || 'not measured' };
+}
+
+/** The three targets of issue 8, judged from a run's numbers. */
+export function evaluateTargets(report: BenchmarkReport): TargetVerdict[] {
+  return [keywordTarget(report), scaleTarget(report), contextTarget(report)];
+}
