@@ -1,6 +1,6 @@
 import type { DocumentChunk, Embedding } from './chunk.js';
-import { createError, describeValue } from './errors.js';
-import type { MetadataFilter } from './filter.js';
+import { createError, describeValue, invalidArgument } from './errors.js';
+import { parseMetadataFilter, type MetadataFilter } from './filter.js';
 
 /** Distance a store indexes with. Scores returned are always similarities (see {@link similarityFromDistance}). */
 export type VectorMetric = 'cosine' | 'ip' | 'l2';
@@ -131,4 +131,29 @@ export function validateEmbedding(value: unknown, field: string, dimensions?: nu
     throw createError('ZERDA_DIMENSION_MISMATCH', { field, received: String(array.length), expected: String(dimensions) });
   }
   return value instanceof Float32Array ? value : Float32Array.from(array as ArrayLike<number>);
+}
+
+/**
+ * Validates the part of `search`/`textSearch` options every store shares: an options object whose
+ * `k` is a non-negative integer (ZERDA_INVALID_ARGUMENT naming `options.k`) and whose optional
+ * `filter` is valid in the filter language (ZERDA_INVALID_FILTER naming the offending path).
+ * Backend-specific knobs are left to the store.
+ */
+export function validateSearchOptions(options: unknown): { k: number; filter: MetadataFilter | undefined } {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an object with k', options);
+  const { k, filter } = options as { k?: unknown; filter?: unknown };
+  if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
+  return { k, filter: filter === undefined ? undefined : parseMetadataFilter(filter, 'options.filter') };
+}
+
+/** Validates a list of chunk or document ids (`delete`, `deleteByDocIds`, `get`), naming `field[i]` on failure. */
+export function validateIdList(value: unknown, field: string): string[] {
+  if (!Array.isArray(value)) throw invalidArgument(field, 'an array of strings', value);
+  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') throw invalidArgument(`${field}[${i}]`, 'a string', value[i]);
+  return value as string[];
+}
+
+/** Orders search hits best first, ties by chunk id, so that every store returns equal scores in the same order. */
+export function compareSearchHits(a: VectorSearchHit, b: VectorSearchHit): number {
+  return b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0);
 }
