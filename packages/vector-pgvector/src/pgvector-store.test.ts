@@ -1,11 +1,12 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { ZerdaError, type DocumentChunk, type VectorMetric } from '@zerda/types';
+import { seededRandom } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPGlite, temporaryDirectory, uniqueCollection } from './__fixtures__/databases.js';
 import { recordingClient } from './__fixtures__/recording-client.js';
 import { createNodePostgresStore, createPGliteStore } from './create-store.js';
 import { PgVectorStore, type PgVectorStoreOptions } from './pgvector-store.js';
-import { fromPGlite } from './sql-client.js';
+import { fromPGlite, type SqlClient } from './sql-client.js';
 
 let database: PGlite;
 
@@ -21,20 +22,9 @@ function store(options: Partial<PgVectorStoreOptions> = {}): PgVectorStore {
   return new PgVectorStore({ connection: database, collection: uniqueCollection(), ...options });
 }
 
-/** A deterministic pseudo-random generator, so failures reproduce. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+/** Seeded vectors, so failures reproduce. */
 function randomVectors(count: number, dimensions: number, seed: number): Float32Array[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   return Array.from({ length: count }, () => Float32Array.from({ length: dimensions }, () => next() * 2 - 1));
 }
 
@@ -199,6 +189,28 @@ describe('ensureSchema', () => {
     const newerError = await rejection(() => store({ collection: newer }).ensureSchema());
     expect(newerError.code).toBe('ZERDA_STORE_CORRUPT');
     expect(newerError.message).toContain('version 99');
+  });
+
+  it('says clearly when the vector extension is missing and may not be created', async () => {
+    const statements: string[] = [];
+    const bare: SqlClient = {
+      query: async <Row>(text: string) => {
+        statements.push(text);
+        return { rows: [] as Row[] };
+      },
+      transaction: (fn) => fn(bare),
+    };
+    const error = await rejection(() => new PgVectorStore({ connection: bare, createExtension: false }).ensureSchema());
+    expect(error.code).toBe('ZERDA_NOT_READY');
+    expect(error.message).toContain('CREATE EXTENSION vector');
+    expect(statements.some((text) => text.includes('CREATE EXTENSION'))).toBe(false);
+  });
+
+  it('lets several stores (as several processes would) create the same collection at once', async () => {
+    const collection = uniqueCollection('race');
+    const stores = Array.from({ length: 4 }, () => store({ collection }));
+    await Promise.all(stores.map((each, i) => each.add([chunk(`r${i}`, [i, 1])])));
+    expect(await stores[0]!.count()).toBe(4);
   });
 
   it('creates a missing schema, and keeps collections in different schemas apart', async () => {
@@ -385,6 +397,7 @@ describe('search', () => {
     await target.add([chunk('a', [1, 0]), chunk('b', [0.9, 0.1]), chunk('c', [0, 1])]);
     const hits = await target.search([1, 0], { k: 5, ids: new Set(['c', 'b', 'unknown']) });
     expect(hits.map((hit) => hit.chunk.id)).toEqual(['b', 'c']);
+    expect((await target.search([1, 0], { k: 5, ids: ['a', 'c'], filter: { docId: 'c' } })).map((hit) => hit.chunk.id)).toEqual(['c']);
     expect(hits[0]!.chunk.embedding).toBeUndefined();
     expect(await target.search([1, 0], { k: 5, ids: [] })).toEqual([]);
     expect((await rejection(() => target.search([1, 0], { k: 5, ids: 'a' as never }))).message).toContain('options.ids');

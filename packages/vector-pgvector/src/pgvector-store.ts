@@ -87,7 +87,7 @@ export interface PgVectorSearchOptions extends VectorSearchOptions {
   exact?: boolean;
   /** Overrides `options.iterativeScan` for this query. */
   iterativeScan?: IterativeScanMode;
-  /** Only these chunks are candidates (unknown ids are ignored); the filter still applies. */
+  /** Only these chunks are candidates (unknown ids are ignored; scored exactly); the filter still applies. */
   ids?: readonly string[] | ReadonlySet<string>;
 }
 
@@ -431,9 +431,15 @@ export class PgVectorStore implements VectorStore {
   }
 
   private async prepareExtension(): Promise<string | undefined> {
-    if (this.createExtension) await this.client.query('CREATE EXTENSION IF NOT EXISTS vector');
-    const { rows } = await this.client.query<{ extversion: string }>("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
-    const version = rows[0]?.extversion;
+    const version = await this.inTransaction(async (client) => {
+      if (this.createExtension) {
+        // Two processes creating the extension at once would collide on the catalog's unique index.
+        await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['zerda:create-extension-vector']);
+        await client.query('CREATE EXTENSION IF NOT EXISTS vector');
+      }
+      const { rows } = await client.query<{ extversion: string }>("SELECT extversion FROM pg_extension WHERE extname = 'vector'");
+      return rows[0]?.extversion;
+    });
     if (version === undefined) {
       throw createError('ZERDA_NOT_READY', {
         component: 'pgvector',
@@ -626,7 +632,8 @@ export class PgVectorStore implements VectorStore {
     query = validateEmbedding(query, 'vector', this.dimensionsValue);
     if (k === 0) return [];
 
-    const exact = exactOption || k > MAX_EF_SEARCH;
+    // A restricted candidate set is scored exactly: an index scan would find ef_search neighbours and then drop most of them.
+    const exact = exactOption || restrictTo !== undefined || k > MAX_EF_SEARCH;
     const { operator } = METRIC_SQL[this.metric];
     const parameters: unknown[] = [toVectorLiteral(query)];
     let where = compileFilter(filter, parameters, { metadata: 'metadata', docId: 'doc_id', source: 'source' });
