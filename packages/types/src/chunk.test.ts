@@ -27,6 +27,8 @@ describe('toDocumentChunk', () => {
     [{ docId: 'a', text: 'x', extra: 1 }, 'chunk.extra must be a known option'],
     [{ docId: 'a', text: 'x', position: { index: -1 } }, 'chunk.position.index must be >= 0, got number -1'],
     ['text', 'chunk must be an object, got string "text"'],
+    [{ docId: 'a', text: 'x', metadata: JSON.parse('{"__proto__": 1}') }, 'chunk.metadata.__proto__ must be a key other than __proto__'],
+    [{ docId: 'a', text: 'x', embedding: [1, Number.NaN] }, 'chunk.embedding[1] must be a finite number, got number NaN'],
   ])('rejects %j with a ZerdaError naming the field', (input, message) => {
     let thrown: unknown;
     try {

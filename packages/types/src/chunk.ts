@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { metadataSchema, type Metadata } from './json.js';
 import { parseOrThrow } from './validation.js';
 import { invalidArgument } from './errors.js';
+import { validateEmbedding } from './vector-store.js';
 
 /** An embedding vector. Stores keep `Float32Array`s; users may pass plain arrays. */
 export type Embedding = Float32Array | number[];
@@ -80,6 +81,10 @@ export type DocumentChunkInput = z.input<typeof documentChunkInputSchema>;
  * docId, empty metadata, position index `fallbackIndex`. Throws a ZerdaError naming `field` on bad input.
  */
 export function toDocumentChunk(input: unknown, fallbackIndex = 0, field = 'chunk'): DocumentChunk {
+  // Embeddings are checked first so that a NaN is reported as ZERDA_INVALID_EMBEDDING, the code
+  // every vector store uses, naming the offending element.
+  const rawEmbedding = input !== null && typeof input === 'object' ? (input as { embedding?: unknown }).embedding : undefined;
+  if (rawEmbedding !== undefined) validateEmbedding(rawEmbedding, `${field}.embedding`);
   const parsed = parseOrThrow(documentChunkInputSchema, input, field);
   const index = parsed.position?.index ?? fallbackIndex;
   const position: ChunkPosition = { index };

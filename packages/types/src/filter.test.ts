@@ -51,6 +51,9 @@ describe('parseMetadataFilter', () => {
     [{ a: Number.NaN }, 'filter.a'],
     [{ a: { $gt: true } }, 'filter.a'],
     ['x', 'filter must be'],
+    [JSON.parse('{"__proto__": "x"}'), 'filter.__proto__ must be a field name other than __proto__'],
+    [{ $or: [JSON.parse('{"__proto__": {"$ne": 1}}')] }, 'filter.$or[0].__proto__'],
+    [{ constructor: 'x' }, 'filter.constructor'],
   ])('rejects %j naming the path', (filter, message) => {
     expect(() => parseMetadataFilter(filter)).toThrow(message);
     try {

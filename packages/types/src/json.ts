@@ -19,4 +19,17 @@ export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   ),
 );
 
-export const metadataSchema = z.record(z.string(), jsonValueSchema);
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * Metadata: a record of JSON values. Keys that reach an object's prototype are refused rather than
+ * silently dropped (a record schema drops `__proto__`), so no metadata is ever lost without an error.
+ */
+export const metadataSchema = z
+  .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { message: 'an object' })
+  .superRefine((value, ctx) => {
+    for (const key of Object.keys(value)) {
+      if (PROTOTYPE_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a key other than __proto__, constructor or prototype' });
+    }
+  })
+  .pipe(z.record(z.string(), jsonValueSchema));
