@@ -585,18 +585,27 @@ export class Bm25Index {
       liveCounts[termId] = count;
       totalPostings += count;
     }
-    const newTermIds = new Int32Array(termCount).fill(-1);
-    const newTerms: string[] = [];
-    for (let termId = 0; termId < termCount; termId++) {
-      if (liveCounts[termId]! > 0) {
-        newTermIds[termId] = newTerms.length;
-        newTerms.push(this.terms[termId]!);
+    // Terms left without postings are dropped (renumbering the dictionary) once they are a tenth of
+    // it; until then they stay, harmless, so that a compaction usually keeps every term id.
+    let liveTerms = 0;
+    for (let termId = 0; termId < termCount; termId++) if (liveCounts[termId]! > 0) liveTerms++;
+    const dropTerms = termCount - liveTerms > termCount * 0.1;
+    const newTermIds = new Int32Array(termCount);
+    let newTerms: string[] = this.terms;
+    if (dropTerms) {
+      newTerms = [];
+      for (let termId = 0; termId < termCount; termId++) {
+        newTermIds[termId] = liveCounts[termId]! > 0 ? newTerms.push(this.terms[termId]!) - 1 : -1;
       }
+    } else {
+      for (let termId = 0; termId < termCount; termId++) newTermIds[termId] = termId;
     }
     const offsets = new Uint32Array(newTerms.length + 1);
     const postingChunks = new Uint32Array(totalPostings);
     const postingFrequencies = new Uint32Array(totalPostings);
     let position = 0;
+    const mainChunks = this.mainChunks;
+    const mainFrequencies = this.mainFrequencies;
     for (let termId = 0; termId < termCount; termId++) {
       const newTermId = newTermIds[termId]!;
       if (newTermId < 0) continue;
@@ -604,10 +613,10 @@ export class Bm25Index {
       const mainStart = termId < this.mainTermCount ? this.mainOffsets[termId]! : 0;
       const mainEnd = termId < this.mainTermCount ? this.mainOffsets[termId + 1]! : 0;
       for (let index = mainStart; index < mainEnd; index++) {
-        const target = renumber[this.mainChunks[index]!]!;
+        const target = renumber[mainChunks[index]!]!;
         if (target < 0) continue;
         postingChunks[position] = target;
-        postingFrequencies[position++] = this.mainFrequencies[index]!;
+        postingFrequencies[position++] = mainFrequencies[index]!;
       }
       const list = this.delta.get(termId);
       if (list) {
@@ -623,17 +632,46 @@ export class Bm25Index {
       offsets[newTermId + 1] = position;
     }
 
+    // Per-chunk state, renumbered in place: the id map keeps its keys (only values change), so a
+    // large index does not rebuild its maps on every compaction.
     const count = liveOrdinals.length;
     const textLengths = new Uint32Array(count);
     const titleLengths = new Uint32Array(count);
-    const chunks: DocumentChunk[] = new Array(count);
+    const sequence = new Float64Array(count);
+    const chunks: Array<DocumentChunk | undefined> = new Array(count);
     for (let index = 0; index < count; index++) {
       const ordinal = liveOrdinals[index]!;
       textLengths[index] = this.textLengths[ordinal]!;
       titleLengths[index] = this.titleLengths[ordinal]!;
-      chunks[index] = this.chunks[ordinal]!;
+      sequence[index] = index;
+      const chunk = this.chunks[ordinal]!;
+      chunks[index] = chunk;
+      this.ordinalById.set(chunk.id, index);
     }
-    this.load({ terms: newTerms, chunks, textLengths, titleLengths, offsets, postingChunks, postingFrequencies });
+    if (dropTerms) {
+      this.terms = newTerms;
+      this.dictionary = new Map();
+      for (let termId = 0; termId < newTerms.length; termId++) this.dictionary.set(newTerms[termId]!, termId);
+    }
+    this.mainTermCount = newTerms.length;
+    this.mainOffsets = offsets;
+    this.mainChunks = postingChunks;
+    this.mainFrequencies = postingFrequencies;
+    this.delta = new Map();
+    this.deltaPostings = 0;
+    this.textLengths = textLengths;
+    this.titleLengths = titleLengths;
+    this.sequence = sequence;
+    this.dead = new Uint8Array(count);
+    this.nextInDocument = new Int32Array(count);
+    this.chunks = chunks;
+    this.firstOrdinalByDocId = new Map();
+    for (let index = 0; index < count; index++) this.linkDocument(chunks[index]!.docId, index);
+    this.slots = count;
+    this.live = count;
+    this.tombstones = 0;
+    this.nextSequence = count;
+    this.version++;
   }
 
   /** The compacted arrays (compacts first). The arrays are copies the caller may keep. */
@@ -744,8 +782,12 @@ export class Bm25Index {
     if (this.tombstones === 0) return total;
     let count = 0;
     const dead = this.dead;
-    for (let index = mainStart; index < mainEnd; index++) if (dead[this.mainChunks[index]!] === 0) count++;
-    if (list) for (let index = 0; index < list.length; index++) if (dead[list.chunks[index]!] === 0) count++;
+    const mainChunks = this.mainChunks;
+    for (let index = mainStart; index < mainEnd; index++) if (dead[mainChunks[index]!] === 0) count++;
+    if (list) {
+      const chunks = list.chunks;
+      for (let index = 0; index < list.length; index++) if (dead[chunks[index]!] === 0) count++;
+    }
     return count;
   }
 
@@ -759,7 +801,7 @@ export class Bm25Index {
 
   private appendSlot(entry: AnalyzedChunk, order: number): number {
     const ordinal = this.slots++;
-    this.reserveSlots(this.slots);
+    if (ordinal >= this.textLengths.length) this.reserveSlots(this.slots);
     const { chunk } = entry;
     this.textLengths[ordinal] = entry.textTerms.length;
     this.titleLengths[ordinal] = entry.titleTerms.length;
