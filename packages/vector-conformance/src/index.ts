@@ -9,3 +9,11 @@ export {
   type FilterFixtureRow,
 } from './fixtures.js';
 export { gaussian, gaussianMixture, seededRandom, type Mixture } from './structured-data.js';
+export {
+  filterArbitraries,
+  DEFAULT_FILTER_KEYS,
+  DEFAULT_FILTER_STRINGS,
+  DEFAULT_FILTER_NUMBERS,
+  type FilterArbitraries,
+  type FilterArbitraryOptions,
+} from './filter-arbitraries.js';
