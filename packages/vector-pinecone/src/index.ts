@@ -1,0 +1,20 @@
+export { PineconeVectorStore, PINECONE_METRIC, MAX_TOP_K, MAX_UPSERT_RECORDS, MAX_UPSERT_BYTES, IDS_PER_FETCH, IDS_PER_DELETE } from './pinecone-vector-store.js';
+export type { PineconeVectorStoreOptions, PineconeSearchOptions, PineconeIndexLike, WaitForWritesOptions } from './pinecone-vector-store.js';
+export { createPineconeStore } from './create-store.js';
+export type { CreatePineconeStoreOptions } from './create-store.js';
+export { translateFilter } from './filter-translation.js';
+export type { PineconeFilter, TranslatedFilter } from './filter-translation.js';
+export {
+  CHUNK_FIELD,
+  DOC_ID_FIELD,
+  SOURCE_FIELD,
+  TERMS_FIELD,
+  RECORD_MARKER_TERM,
+  MAX_METADATA_BYTES,
+  numberField,
+  presenceTerm,
+  valueTerm,
+  toPineconeMetadata,
+  fromPineconeRecord,
+} from './record-mapping.js';
+export type { PineconeMetadata } from './record-mapping.js';
