@@ -68,11 +68,11 @@ const fieldOperatorsSchema = z
 const fieldConditionSchema = z.union([scalarSchema, fieldOperatorsSchema]);
 
 /**
- * Keys that would reach an object's prototype. A record schema silently drops `__proto__`, which
+ * The key that would reach an object's prototype. A record schema silently drops `__proto__`, which
  * would turn `{ "__proto__": "x" }` (easy to produce with JSON.parse) into `{}` — a filter that matches
  * everything, so a tenant filter could be bypassed. They are rejected instead.
  */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__']);
 
 const plainObjectSchema = z.custom<Record<string, unknown>>(
   (value) => typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value),
@@ -82,7 +82,7 @@ const plainObjectSchema = z.custom<Record<string, unknown>>(
 export const metadataFilterSchema: z.ZodType<MetadataFilter> = z.lazy(() =>
   plainObjectSchema.superRefine((filter, ctx) => {
     for (const key of Object.keys(filter)) {
-      if (FORBIDDEN_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a field name other than __proto__, constructor or prototype' });
+      if (FORBIDDEN_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a field name other than __proto__' });
     }
     for (const [key, value] of Object.entries(filter)) {
       if (FORBIDDEN_KEYS.has(key)) continue;

@@ -19,17 +19,17 @@ export const jsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   ),
 );
 
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+const PROTOTYPE_KEYS = new Set(['__proto__']);
 
 /**
- * Metadata: a record of JSON values. Keys that reach an object's prototype are refused rather than
+ * Metadata: a record of JSON values. The key `__proto__` is refused rather than
  * silently dropped (a record schema drops `__proto__`), so no metadata is ever lost without an error.
  */
 export const metadataSchema = z
   .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { message: 'an object' })
   .superRefine((value, ctx) => {
     for (const key of Object.keys(value)) {
-      if (PROTOTYPE_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a key other than __proto__, constructor or prototype' });
+      if (PROTOTYPE_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a key other than __proto__' });
     }
   })
   .pipe(z.record(z.string(), jsonValueSchema));
