@@ -15,7 +15,7 @@ export {
   type LangChainVectorStoreLike,
 } from './langchain-adapter.js';
 export { HybridRetriever, type HybridRetrieverOptions, type FusionMethod } from './hybrid-retriever.js';
-export { maximalMarginalRelevance, cosineSimilarity, type MmrOptions } from './mmr.js';
+export { maximalMarginalRelevance, type MmrOptions } from './mmr.js';
 export { toEmbedder, embedTexts, isEmbedderLike, type EmbeddingProgress, type EmbedTextsOptions } from './embedder-adapter.js';
 export {
   ndcgAtK,

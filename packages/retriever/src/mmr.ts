@@ -1,21 +1,4 @@
-import { invalidArgument, type Embedding, type ScoredChunk } from '@zerda/types';
-
-/** Cosine similarity of two vectors (0 when either is all zeros or their lengths differ). */
-export function cosineSimilarity(a: Embedding, b: Embedding): number {
-  if (a.length !== b.length) return 0;
-  let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (let index = 0; index < a.length; index++) {
-    const x = a[index]!;
-    const y = b[index]!;
-    dot += x * y;
-    normA += x * x;
-    normB += y * y;
-  }
-  if (normA === 0 || normB === 0) return 0;
-  return dot / Math.sqrt(normA * normB);
-}
+import { cosineSimilarity, invalidArgument, type ScoredChunk } from '@zerda/types';
 
 /** Options of {@link maximalMarginalRelevance}. */
 export interface MmrOptions {
@@ -67,7 +50,8 @@ export function maximalMarginalRelevance(candidates: readonly ScoredChunk[], opt
     for (let index = 0; index < count; index++) {
       if (picked[index]) continue;
       const other = candidates[index]!.chunk.embedding;
-      if (!other) continue;
+      // Embeddings of another length (from another model) cannot be compared: count them as dissimilar.
+      if (!other || other.length !== embedding.length) continue;
       const similarity = cosineSimilarity(embedding, other);
       if (similarity > redundancy[index]!) redundancy[index] = similarity;
     }
