@@ -45,7 +45,7 @@ describe('HybridRetriever: fusion', () => {
   it('weighted reciprocal rank fusion: Σ weight / (k + rank)', async () => {
     const vector = new FixedRetriever('vector', [[a, 0.9], [b, 0.8], [c, 0.1]]);
     const keyword = new FixedRetriever('keyword', [[c, 12], [a, 3]]);
-    const hybrid = new HybridRetriever({ retrievers: [vector, keyword], weights: { vector: 2, keyword: 1 }, rrfK: 10 });
+    const hybrid = new HybridRetriever({ retrievers: [vector, keyword], fusion: 'rrf', weights: { vector: 2, keyword: 1 }, rrfK: 10 });
     const results = await hybrid.retrieve('q', { topK: 10 });
     const expected = new Map([
       ['a', 2 / 11 + 1 / 12],
@@ -65,7 +65,7 @@ describe('HybridRetriever: fusion', () => {
 
   it('gives tied scores the same rank in RRF', async () => {
     const metadata = new FixedRetriever('metadata', [[a, 1], [b, 1], [c, 1]]);
-    const hybrid = new HybridRetriever({ retrievers: [metadata] });
+    const hybrid = new HybridRetriever({ retrievers: [metadata], fusion: 'rrf' });
     const results = await hybrid.retrieve('q');
     expect(new Set(results.map((result) => result.score)).size).toBe(1);
     expect(results[0]!.score).toBeCloseTo(1 / 61, 12);
@@ -102,7 +102,7 @@ describe('HybridRetriever: fusion', () => {
     expect(hybrid.topK).toBe(7);
     expect(hybrid.fusion).toBe('weighted');
     expect(hybrid.rrfK).toBe(60);
-    expect(hybrid.weights).toEqual({ vector: 1, keyword: 1 });
+    expect(hybrid.weights).toEqual({ vector: 0.25, keyword: 1 });
     const overridden = new HybridRetriever({ retrievers: [new FixedRetriever('vector', [])], config: { topK: 7 }, topK: 9 });
     expect(overridden.topK).toBe(9);
   });
@@ -110,7 +110,7 @@ describe('HybridRetriever: fusion', () => {
   it('skips retrievers weighted 0 and weighs unnamed ones 1', async () => {
     const vector = new FixedRetriever('vector', [[a, 1]]);
     const other = new FixedRetriever('other', [[b, 1]]);
-    const hybrid = new HybridRetriever({ retrievers: [vector, other], weights: { vector: 0 } });
+    const hybrid = new HybridRetriever({ retrievers: [vector, other], fusion: 'rrf', weights: { vector: 0 } });
     const results = await hybrid.retrieve('q');
     expect(vector.calls).toEqual([]);
     expect(results.map((result) => result.chunk.id)).toEqual(['b']);

@@ -26,12 +26,18 @@ export const retrievalConfigSchema = z
   .strictObject({
     /** Candidates retrieved before filtering and ranking. */
     topK: positiveInt.max(10_000).default(30),
-    /** How the hybrid retriever fuses sub-retrievers: reciprocal rank fusion or normalised weighted scores. */
-    fusion: z.enum(['rrf', 'weighted']).default('rrf'),
+    /**
+     * How the hybrid retriever fuses sub-retrievers: normalised weighted scores (default) or
+     * reciprocal rank fusion. Measured on BEIR SciFact with the offline GloVe model, weighted fusion
+     * with a light vector weight is the only setting that does not fall below BM25 alone (0.688 vs
+     * 0.685 nDCG@10; RRF 1:1 gives 0.472). With a strong embedding model, raise `weights.vector`
+     * (e.g. to 1) or use `'rrf'`.
+     */
+    fusion: z.enum(['rrf', 'weighted']).default('weighted'),
     /** RRF constant k (score = weight / (k + rank)). */
     rrfK: positiveInt.default(60),
-    /** Weight per sub-retriever, by name. */
-    weights: z.record(z.string(), nonNegative).default({ vector: 1, keyword: 1 }),
+    /** Weight per sub-retriever, by name (a retriever not listed weighs 1). */
+    weights: z.record(z.string(), nonNegative).default({ vector: 0.25, keyword: 1 }),
     /** Candidates each sub-retriever returns before fusion, as a multiple of topK. */
     candidateMultiplier: z.number().min(1).max(100).default(2),
     /** Okapi BM25 parameters of the keyword index. */
