@@ -93,7 +93,7 @@ describe.skipIf(!available)(`quick benchmark on a tiny slice (needs arcd and bei
   it('reports a peer that cannot handle Arabic as failing, with the reason', () => {
     const wink = report.retrieval.find((row) => row.dataset === 'arcd' && row.system === 'wink-bm25');
     expect(wink?.status).toBe('failed');
-    expect(wink?.reason).toMatch(/no result/);
+    expect(wink?.reason).toMatch(/no result for \d+ of \d+ queries/);
   });
 
   it('says why vector systems did not run on Arabic', () => {

@@ -32,6 +32,8 @@ export interface BenchmarkOptions {
   depth: number;
   scaleSizes: number[];
   scaleConfigurations: ScaleConfiguration[];
+  /** Configurations left out above a size (to keep the full run near an hour: the standalone HNSW graph at 1M is the one hybrid-hnsw builds too). */
+  scaleSkip?: { above: number; configurations: ScaleConfiguration[] };
   scaleQueries: number;
   /** The dataset whose sentences and queries make the synthetic corpus. */
   scaleSource: string;
@@ -48,6 +50,8 @@ export interface BenchmarkOptions {
   log: (line: string) => void;
   /** How the run was started, for the report. */
   command: string;
+  /** Called with the report so far after each section (the CLI writes the files each time, so a stopped run leaves its finished sections). */
+  onSection?: (report: BenchmarkReport) => void;
 }
 
 /** The full and quick variants. */
@@ -64,6 +68,7 @@ export function benchmarkPreset(variant: 'full' | 'quick'): BenchmarkOptions {
     depth: 100,
     scaleSizes: quick ? [2_000, 10_000] : [10_000, 100_000, 1_000_000],
     scaleConfigurations: ['keyword', 'memory-vector', 'hnsw', 'hybrid-hnsw'],
+    ...(quick ? {} : { scaleSkip: { above: 100_000, configurations: ['hnsw'] as ScaleConfiguration[] } }),
     scaleQueries: quick ? 50 : 200,
     scaleSource: 'beir-scifact',
     vectorSizes: quick ? [10_000] : [10_000, 100_000],
@@ -72,7 +77,7 @@ export function benchmarkPreset(variant: 'full' | 'quick'): BenchmarkOptions {
     seed: 20250101,
     warmup: quick ? 5 : 20,
     isolate: true,
-    jobTimeoutMs: 90 * 60_000,
+    jobTimeoutMs: 40 * 60_000,
     log: (line) => process.stderr.write(`${line}\n`),
     command: 'node dist/cli.js',
   };
@@ -102,6 +107,8 @@ export type VectorRow = Omit<VectorResult, 'ids'> & { recallAt10?: number };
 /** Everything a run measured; `bench-results/results.json` holds it. */
 export interface BenchmarkReport {
   date: string;
+  /** Sections still to run when this report was written (empty when the run finished). */
+  pending: Section[];
   variant: BenchmarkOptions['variant'];
   command: string;
   machine: MachineInfo;
@@ -156,6 +163,7 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
   const runner = { isolate: options.isolate, timeoutMs: options.jobTimeoutMs };
   const report: BenchmarkReport = {
     date: new Date().toISOString(),
+    pending: [...options.sections],
     variant: options.variant,
     command: options.command,
     machine,
@@ -182,6 +190,12 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
     targets: [],
   };
   const sections = new Set(options.sections);
+  const checkpoint = (done: Section[]): void => {
+    report.pending = report.pending.filter((section) => !done.includes(section));
+    report.targets = evaluateTargets(report);
+    report.durationSeconds = (performance.now() - started) / 1000;
+    options.onSection?.(report);
+  };
   const loaded = new Map<string, BenchDataset>();
   for (const name of names) {
     const dataset = loadDataset(join(directory, name), options.slice);
@@ -230,6 +244,7 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
       }
     }
     report.sectionSeconds.retrieval = (performance.now() - sectionStart) / 1000;
+    checkpoint(['retrieval', 'context']);
   }
 
   const source = join(directory, options.scaleSource);
@@ -239,6 +254,10 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
     for (const size of options.scaleSizes) {
       for (const configuration of options.scaleConfigurations) {
         const earlier = stopped.get(configuration);
+        if (options.scaleSkip && size > options.scaleSkip.above && options.scaleSkip.configurations.includes(configuration)) {
+          report.scale.push({ kind: 'scale', size, configuration, status: 'unavailable', reason: `left out above ${options.scaleSkip.above.toLocaleString('en')} chunks to keep the full run near an hour (the same HNSW graph is built and measured inside hybrid-hnsw at this size)` });
+          continue;
+        }
         if (earlier) {
           report.scale.push({ kind: 'scale', size, configuration, status: 'unavailable', reason: `not run: ${earlier}` });
           continue;
@@ -256,6 +275,7 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
       }
     }
     report.sectionSeconds.scale = (performance.now() - sectionStart) / 1000;
+    checkpoint(['scale']);
   }
 
   if (sections.has('vectors')) {
@@ -265,7 +285,7 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
       for (const backend of options.vectorBackends) {
         log(`[vectors] ${size.toLocaleString('en')} vectors · ${backend} …`);
         const job: Job = { kind: 'vectors', source, seed: options.seed, size, backend, queries: options.vectorQueries, k: 10, warmup: options.warmup };
-        const result = (await executeJob(job, { ...runner, maxOldSpaceMb: 16_384 })) as VectorResult;
+        const result = (await executeJob(job, { ...runner, maxOldSpaceMb: 16_384, timeoutMs: Math.min(options.jobTimeoutMs, 20 * 60_000) })) as VectorResult;
         log(result.status === 'ok' ? `  build ${format((result.build?.ms ?? 0) / 1000, 1)} s · p50 ${format(result.latency?.p50Ms)} ms` : `  ${result.status}: ${result.reason}`);
         results.push(result);
       }
@@ -277,8 +297,10 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
       }
     }
     report.sectionSeconds.vectors = (performance.now() - sectionStart) / 1000;
+    checkpoint(['vectors']);
   }
 
+  report.pending = [];
   report.targets = evaluateTargets(report);
   report.durationSeconds = (performance.now() - started) / 1000;
   return report;

@@ -15,7 +15,13 @@ if (commandLine.help) {
   console.log(USAGE);
   process.exit(0);
 }
-const report = await runBenchmarks(commandLine.options);
+const { markdownPath, resultsDirectory } = commandLine;
+const report = await runBenchmarks({
+  ...commandLine.options,
+  onSection: (partial) => {
+    if (partial.pending.length > 0) writeResults(partial, { markdownPath, resultsDirectory });
+  },
+});
 const written = writeResults(report, { markdownPath: commandLine.markdownPath, resultsDirectory: commandLine.resultsDirectory });
 console.error(`\nwrote ${written.markdown}, ${written.results}${written.chart ? `, ${written.chart}` : ''} (${report.durationSeconds.toFixed(0)} s)`);
 for (const target of report.targets) console.error(`target ${target.met === undefined ? 'not measured' : target.met ? 'MET' : 'MISSED'}: ${target.target} — ${target.evidence}`);

@@ -191,7 +191,7 @@ function scaleTable(report: BenchmarkReport): string {
   for (const row of sorted) if (row.status === 'ok' && row.run) fastestAtSize.set(row.size, Math.min(fastestAtSize.get(row.size) ?? Infinity, row.run.p50Ms));
   for (const row of sorted) {
     if (row.status !== 'ok' || !row.run || !row.build) {
-      rows.push([row.size.toLocaleString('en'), row.configuration, statusCell(row), '', '', '', '', '', '', '', '', '']);
+      rows.push([row.size.toLocaleString('en'), row.configuration, statusCell(row), '', '', '', '', '', '', '', '', '', '']);
       continue;
     }
     const before = previous.get(row.configuration);
@@ -206,6 +206,7 @@ function scaleTable(report: BenchmarkReport): string {
       ms(row.run.p95Ms),
       ms(row.retrieve?.p50Ms),
       fixed(row.build.retainedBytes / row.size, 0),
+      fixed(row.build.rssGrowthBytes / row.size, 0),
       mebibytes(row.build.peakRssBytes),
       fixed(exponent, 2),
       fixed(memoryExponent, 2),
@@ -213,12 +214,12 @@ function scaleTable(report: BenchmarkReport): string {
     ]);
     previous.set(row.configuration, row);
   }
-  return table(['chunks', 'retrievers', 'build s', 'run() p50 ms', 'vs fastest at size', 'run() p95 ms', 'retrieve p50 ms', 'bytes per chunk', 'peak RSS MiB', 'p50 growth exponent', 'memory growth exponent', 'mean ms per stage'], rows);
+  return table(['chunks', 'retrievers', 'build s', 'run() p50 ms', 'vs fastest at size', 'run() p95 ms', 'retrieve p50 ms', 'bytes per chunk', 'RSS growth per chunk', 'peak RSS MiB', 'p50 growth exponent', 'memory growth exponent', 'mean ms per stage'], rows);
 }
 
 function vectorTable(report: BenchmarkReport): string {
   const rows = report.vectors.map((row) => {
-    if (row.status !== 'ok' || !row.latency || !row.build) return [row.size.toLocaleString('en'), row.backend, statusCell(row), '', '', '', '', '', ''];
+    if (row.status !== 'ok' || !row.latency || !row.build) return [row.size.toLocaleString('en'), row.backend, statusCell(row), '', '', '', '', '', '', ''];
     const exact = report.vectors.find((other) => other.size === row.size && other.backend === 'memory' && other.status === 'ok');
     return [
       row.size.toLocaleString('en'),
@@ -229,10 +230,11 @@ function vectorTable(report: BenchmarkReport): string {
       ms(row.latency.p95Ms),
       fixed(row.recallAt10, 3),
       mebibytes(row.build.retainedBytes),
+      mebibytes(row.build.rssGrowthBytes),
       row.settings ?? '',
     ];
   });
-  return table(['vectors', 'backend', 'build s', 'top-10 p50 ms', 'vs MemoryVectorStore', 'p95 ms', 'recall@10 vs exact', 'memory MiB', 'settings'], rows);
+  return table(['vectors', 'backend', 'build s', 'top-10 p50 ms', 'vs MemoryVectorStore', 'p95 ms', 'recall@10 vs exact', 'heap+external MiB', 'RSS growth MiB', 'settings'], rows);
 }
 
 function settingsList(report: BenchmarkReport): string {
@@ -264,6 +266,7 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
     `Every number below comes from this one run, the peers measured on the same data in the same run${report.settings.isolate ? ', each system in a child process of its own (its memory and peak RSS are its own)' : ' (in one process)'}. Raw numbers: \`${options.resultsFile ?? 'bench-results/results.json'}\`.`,
     '',
   );
+  if (report.pending.length > 0) lines.push(`**Partial run:** written after a finished section; still to run: ${report.pending.join(', ')}.`, '');
   lines.push('## The targets', '');
   lines.push(table(['target', 'met', 'evidence'], report.targets.map((target) => [target.target, target.met === undefined ? 'not measured' : target.met ? '**yes**' : '**no**', target.evidence])), '');
   lines.push('## Datasets', '');
@@ -316,19 +319,19 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
     const reached = [...new Set(report.scale.filter((row) => row.status === 'ok').map((row) => row.size))].sort((a, b) => a - b);
     lines.push('## Scale', '');
     lines.push(
-      `A deterministic synthetic corpus: chunk i is 2–5 SciFact sentences and a SciFact title drawn by a PRNG seeded with (seed ${report.settings.seed}, i), four chunks per synthetic document, so every smaller corpus is a prefix of the larger ones. run() = \`ContextEngine.run(query, { overrideBudget: 2000 })\` for ${report.settings.scaleQueries} SciFact queries; keyword = the engine's BM25 alone; memory-vector / hnsw = a VectorRetriever over MemoryVectorStore / HnswVectorStore injected as the engine's retriever; hybrid-hnsw = \`engine.index(chunks, { embedder, vectorDb: new HnswVectorStore() })\` (keyword + HNSW, RRF). Embeddings (GloVe static model) are computed once per corpus and cached; build excludes them. Bytes per chunk = retained heap + external memory of the index / chunks (chunk texts are in the baseline). Growth exponent e between consecutive sizes: cost ∝ size^e (1 = linear).`,
+      `A deterministic synthetic corpus: chunk i is 2–5 SciFact sentences and a SciFact title drawn by a PRNG seeded with (seed ${report.settings.seed}, i), four chunks per synthetic document, so every smaller corpus is a prefix of the larger ones. run() = \`ContextEngine.run(query, { overrideBudget: 2000 })\` for ${report.settings.scaleQueries} SciFact queries; keyword = the engine's BM25 alone; memory-vector / hnsw = a VectorRetriever over MemoryVectorStore / HnswVectorStore injected as the engine's retriever; hybrid-hnsw = \`engine.index(chunks, { embedder, vectorDb: new HnswVectorStore() })\` (keyword + HNSW, RRF). Chunk embeddings: every pool sentence and title is embedded once with the GloVe static model (cached) and a chunk's vector is the unit-length, word-count-weighted sum of its parts' vectors — for a static model (a weighted mean of word vectors) close to embedding the chunk text itself (fidelity below), and what makes a million chunks feasible here (the model embeds a few hundred whole chunks per second on this machine); build excludes embedding. Bytes per chunk = retained V8 heap + external memory of the index / chunks (chunk texts and vectors are in the baseline); RSS growth per chunk also catches native memory (hnswlib's graph lives outside V8). Growth exponent e between consecutive sizes: cost ∝ size^e (1 = linear).`,
       '',
       `Sizes attempted: ${sizes.map((size) => size.toLocaleString('en')).join(', ')}; reached: ${reached.map((size) => size.toLocaleString('en')).join(', ') || 'none'}.`,
       '',
     );
     lines.push(scaleTable(report), '');
-    const embedding = report.scale.filter((row) => row.embeddingSeconds && row.embeddingSeconds > 0);
-    if (embedding.length > 0) lines.push(`Embedding the synthetic corpora (once, then cached): ${embedding.map((row) => `${row.size.toLocaleString('en')} chunks ${fixed(row.embeddingSeconds, 0)} s`).join(', ')}.`, '');
+    const fidelity = report.scale.find((row) => row.embeddingFidelity)?.embeddingFidelity;
+    if (fidelity) lines.push(`Composed vs whole-text chunk embeddings over the first ${fidelity.sample} chunks: mean cosine ${fixed(fidelity.meanCosine)}, lowest ${fixed(fidelity.minCosine)}.`, '');
     if (options.chart) lines.push(`![run() latency and memory against corpus size](${options.chart})`, '');
   }
   if (report.vectors.length > 0) {
     lines.push('## Vector backends', '');
-    lines.push(`The synthetic corpus's GloVe embeddings (100 dimensions, cosine), added in batches of 5,000; top 10 for ${report.settings.vectorQueries} SciFact query embeddings; recall@10 against the exact MemoryVectorStore answer. Build excludes creating the empty store (PGlite's start-up is shown apart). Memory = heap + external growth from before the store was created (PGlite's WASM memory included). Ratios are to MemoryVectorStore.`, '');
+    lines.push(`The synthetic corpus's GloVe embeddings (100 dimensions, cosine), added in batches of 5,000; top 10 for ${report.settings.vectorQueries} SciFact query embeddings; recall@10 against the exact MemoryVectorStore answer. Build excludes creating the empty store (PGlite's start-up is shown apart). Memory = V8 heap + external growth from before the store was created (PGlite's WASM memory included; hnswlib's native graph is not, see RSS growth). Ratios are to MemoryVectorStore.`, '');
     lines.push(vectorTable(report), '');
   }
   if (report.retrieval.length > 0) {

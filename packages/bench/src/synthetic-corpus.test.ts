@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sentencePool, syntheticChunk, syntheticCorpus } from './synthetic-corpus.js';
+import { chunkRecipe, composeEmbedding, poolWordCounts, sentencePool, syntheticChunk, syntheticCorpus } from './synthetic-corpus.js';
 
 const documents = [
   { id: '1', title: 'Vitamin D and fractures', text: 'Vitamin D deficiency is common in older adults. It has been linked to fractures in cohorts. Short.' },
@@ -34,5 +34,19 @@ describe('synthetic corpus', () => {
       expect(chunk.text.length).toBeGreaterThan(40);
       expect(pool.titles).toContain(chunk.title);
     }
+  });
+
+  it('composes a unit-length embedding weighted by the parts\' word counts', () => {
+    const counts = poolWordCounts(pool);
+    const axis = (dimension: number): Float32Array => Float32Array.from({ length: 3 }, (_, index) => (index === dimension ? 1 : 0));
+    const embeddings = { sentences: pool.sentences.map((_, index) => axis(index % 2)), titles: pool.titles.map(() => axis(2)), ...counts };
+    const recipe = chunkRecipe(pool, 3, 0);
+    const vector = composeEmbedding(recipe, embeddings, new Float32Array(3));
+    expect(Math.hypot(...vector)).toBeCloseTo(1, 6);
+    const expected = [0, 0, counts.titleWords[recipe.title]!];
+    for (const sentence of recipe.sentences) expected[sentence % 2]! += counts.sentenceWords[sentence]!;
+    const norm = Math.hypot(...expected);
+    expected.forEach((value, index) => expect(vector[index]).toBeCloseTo(value / norm, 6));
+    expect(syntheticChunk(pool, 3, 0).text).toBe(recipe.sentences.map((sentence) => pool.sentences[sentence]).join(' '));
   });
 });

@@ -23,26 +23,40 @@ export function sentencePool(documents: readonly DatasetDocument[]): SentencePoo
   return { sentences: [...sentences], titles };
 }
 
+/** Which pool sentences (in order) and which title make up chunk `index`. */
+export interface ChunkRecipe {
+  sentences: number[];
+  /** Index into the pool's titles, or -1 when the pool has none. */
+  title: number;
+}
+
 /**
- * Chunk `index` of the synthetic corpus: 2–5 sentences drawn from the pool and a title, from a
- * PRNG seeded by (`seed`, `index`) alone — so chunk i is the same whatever the corpus size, and
- * the 10k corpus is the first tenth of the 100k one.
+ * The recipe of chunk `index`: 2–5 sentences and a title, from a PRNG seeded by (`seed`, `index`)
+ * alone — so chunk i is the same whatever the corpus size, and the 10k corpus is the first tenth
+ * of the 100k one.
  */
-export function syntheticChunk(pool: SentencePool, seed: number, index: number): DocumentChunk {
+export function chunkRecipe(pool: SentencePool, seed: number, index: number): ChunkRecipe {
   const random = new SeededRandom((seed ^ Math.imul(index + 1, 0x9e3779b1)) >>> 0);
   const count = random.integer(2, 5);
-  const parts: string[] = [];
-  for (let sentence = 0; sentence < count; sentence++) parts.push(random.pick(pool.sentences));
+  const sentences: number[] = [];
+  for (let sentence = 0; sentence < count; sentence++) sentences.push(Math.floor(random.next() * pool.sentences.length));
+  const title = pool.titles.length > 0 ? Math.floor(random.next() * pool.titles.length) : -1;
+  return { sentences, title };
+}
+
+/** Chunk `index` of the synthetic corpus (see {@link chunkRecipe}); four chunks per synthetic document. */
+export function syntheticChunk(pool: SentencePool, seed: number, index: number): DocumentChunk {
+  const recipe = chunkRecipe(pool, seed, index);
   const documentIndex = Math.floor(index / CHUNKS_PER_DOCUMENT);
   const chunk: DocumentChunk = {
     id: `syn-${index}`,
     docId: `syn-doc-${documentIndex}`,
-    text: parts.join(' '),
+    text: recipe.sentences.map((sentence) => pool.sentences[sentence] as string).join(' '),
     source: `synthetic/${documentIndex}`,
     metadata: {},
     position: { index: index % CHUNKS_PER_DOCUMENT },
   };
-  if (pool.titles.length > 0) chunk.title = random.pick(pool.titles);
+  if (recipe.title >= 0) chunk.title = pool.titles[recipe.title] as string;
   return chunk;
 }
 
@@ -51,4 +65,43 @@ export function syntheticCorpus(pool: SentencePool, seed: number, size: number):
   const chunks: DocumentChunk[] = new Array<DocumentChunk>(size);
   for (let index = 0; index < size; index++) chunks[index] = syntheticChunk(pool, seed, index);
   return chunks;
+}
+
+/** Unit-length embeddings of every pool sentence and title, with their word counts (the weights). */
+export interface PoolEmbeddings {
+  sentences: readonly Float32Array[];
+  titles: readonly Float32Array[];
+  sentenceWords: Uint16Array;
+  titleWords: Uint16Array;
+}
+
+function wordCount(text: string): number {
+  return Math.max(1, text.split(/\s+/u).filter(Boolean).length);
+}
+
+/** Word counts of the pool's sentences and titles (the weights {@link composeEmbedding} uses). */
+export function poolWordCounts(pool: SentencePool): { sentenceWords: Uint16Array; titleWords: Uint16Array } {
+  return { sentenceWords: Uint16Array.from(pool.sentences, wordCount), titleWords: Uint16Array.from(pool.titles, wordCount) };
+}
+
+/**
+ * A chunk's embedding composed from its parts' embeddings: the unit-length, word-count-weighted sum
+ * of its title's and sentences' unit embeddings, written into `target`. For a static model (a
+ * weighted mean of word vectors) this approximates embedding the whole chunk text, at a tiny
+ * fraction of the cost, which is what makes a million-chunk corpus feasible; the scale section
+ * reports how close the two are.
+ */
+export function composeEmbedding(recipe: ChunkRecipe, embeddings: PoolEmbeddings, target: Float32Array): Float32Array {
+  target.fill(0);
+  const add = (vector: Float32Array | undefined, weight: number): void => {
+    if (!vector) return;
+    for (let dimension = 0; dimension < target.length; dimension++) target[dimension] = (target[dimension] as number) + weight * (vector[dimension] as number);
+  };
+  if (recipe.title >= 0) add(embeddings.titles[recipe.title], embeddings.titleWords[recipe.title] ?? 1);
+  for (const sentence of recipe.sentences) add(embeddings.sentences[sentence], embeddings.sentenceWords[sentence] ?? 1);
+  let norm = 0;
+  for (const value of target) norm += value * value;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let dimension = 0; dimension < target.length; dimension++) target[dimension] = (target[dimension] as number) / norm;
+  return target;
 }
