@@ -34,8 +34,13 @@ function requireVectors(input: BuildInput, id: string): readonly Float32Array[] 
 /** zerda's BM25 KeywordRetriever with its defaults (k1 0.9, b 0.4, title as text, the default Analyzer). */
 export class ZerdaKeywordSystem implements SearchSystem {
   readonly id = 'zerda-keyword';
-  readonly settings = 'defaults: BM25 k1 0.9, b 0.4, titleWeight 1, default Analyzer (per-script normalisation, stopwords, stemming)';
+  readonly settings: string;
   private readonly retriever = new KeywordRetriever();
+
+  constructor() {
+    const { k1, b, titleWeight } = this.retriever.parameters;
+    this.settings = `defaults: BM25 k1 ${k1}, b ${b}, titleWeight ${titleWeight}, the default Analyzer (per-script normalisation, stopwords, stemming)`;
+  }
 
   async build(input: BuildInput): Promise<void> {
     await this.retriever.index(documentsToChunks(input.documents));
@@ -77,9 +82,12 @@ export class ZerdaHybridSystem implements SearchSystem {
 
   constructor(embedder: Embedder | undefined) {
     const model = requireEmbedder(embedder, this.id);
-    this.settings = `KeywordRetriever + VectorRetriever (${model.modelId}, exact), defaults: RRF k 60, weights 1/1, candidateMultiplier 2`;
     this.vector = new VectorRetriever({ embedder: model });
     this.hybrid = new HybridRetriever({ retrievers: [this.vector, this.keyword] });
+    const hybrid = this.hybrid;
+    const fusion = hybrid.fusion === 'rrf' ? `RRF k ${hybrid.rrfK}` : 'weighted (min-max normalised scores × weight)';
+    const weights = Object.entries(hybrid.weights).map(([name, weight]) => `${name} ${weight}`).join(', ');
+    this.settings = `KeywordRetriever + VectorRetriever (${model.modelId}, exact) with the HybridRetriever defaults: ${fusion}, weights ${weights}, candidateMultiplier ${hybrid.candidateMultiplier}`;
   }
 
   async build(input: BuildInput): Promise<void> {
