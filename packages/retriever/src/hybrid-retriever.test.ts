@@ -102,7 +102,7 @@ describe('HybridRetriever: fusion', () => {
     expect(hybrid.topK).toBe(7);
     expect(hybrid.fusion).toBe('weighted');
     expect(hybrid.rrfK).toBe(60);
-    expect(hybrid.weights).toEqual({ vector: 0.25, keyword: 1 });
+    expect(hybrid.weights).toEqual({ vector: 0.15, keyword: 1 });
     const overridden = new HybridRetriever({ retrievers: [new FixedRetriever('vector', [])], config: { topK: 7 }, topK: 9 });
     expect(overridden.topK).toBe(9);
   });

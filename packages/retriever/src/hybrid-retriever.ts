@@ -28,7 +28,7 @@ export interface HybridRetrieverOptions {
   fusion?: FusionMethod;
   /** RRF constant k: a chunk at rank r adds weight / (k + r). Default `retrieval.rrfK` (60). */
   rrfK?: number;
-  /** Weight per retriever name; a retriever not listed weighs 1; weight 0 leaves it out. Default `retrieval.weights` ({ vector: 0.25, keyword: 1 }). */
+  /** Weight per retriever name; a retriever not listed weighs 1; weight 0 leaves it out. Default `retrieval.weights` ({ vector: 0.15, keyword: 1 }). */
   weights?: Record<string, number>;
   /** Each sub-retriever returns topK × this many candidates before fusion. Default `retrieval.candidateMultiplier` (2). */
   candidateMultiplier?: number;

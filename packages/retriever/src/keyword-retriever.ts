@@ -31,9 +31,9 @@ export interface TextAnalyzer {
 export interface KeywordRetrieverOptions {
   /** Name recorded in `ScoredChunk.retrievers` and used for hybrid weights. Default `'keyword'`. */
   name?: string;
-  /** BM25 term-frequency saturation. Default 0.9 (`retrieval.bm25.k1` of the engine config). */
+  /** BM25 term-frequency saturation. Default 1.2 (`retrieval.bm25.k1` of the engine config). */
   k1?: number;
-  /** BM25 length normalisation, in [0, 1]. Default 0.4 (`retrieval.bm25.b`). */
+  /** BM25 length normalisation, in [0, 1]. Default 0.75 (`retrieval.bm25.b`). */
   b?: number;
   /**
    * How much a title occurrence counts relative to a text occurrence (0 leaves titles out of the
