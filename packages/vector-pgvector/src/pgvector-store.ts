@@ -7,6 +7,7 @@ import {
   similarityFromDistance,
   toDocumentChunks,
   validateEmbedding,
+  validateIdList,
   type DocumentChunk,
   type Embedding,
   type MetadataFilter,
@@ -180,12 +181,6 @@ function checkHnsw(value: unknown, field: string): HnswParameters | false {
   // pgvector refuses an index whose candidate list is shorter than twice its fan-out.
   if (efConstruction < 2 * m) throw invalidArgument(`${field}.efConstruction`, `at least 2 * m (${2 * m})`, efConstruction);
   return { m, efConstruction };
-}
-
-function checkIdList(value: unknown, field: string): string[] {
-  if (!Array.isArray(value)) throw invalidArgument(field, 'an array of strings', value);
-  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') throw invalidArgument(`${field}[${i}]`, 'a string', value[i]);
-  return value as string[];
 }
 
 /** Throws when a string cannot be stored in PostgreSQL text (NUL, lone surrogate). */
@@ -623,7 +618,7 @@ export class PgVectorStore implements VectorStore {
     if (options.ids !== undefined) {
       const ids = options.ids;
       if (!(Array.isArray(ids) || ids instanceof Set)) throw invalidArgument('options.ids', 'an array or Set of chunk ids', ids);
-      restrictTo = [...new Set(checkIdList([...ids], 'options.ids'))];
+      restrictTo = [...new Set(validateIdList([...ids], 'options.ids'))];
     }
     let query = validateEmbedding(vector, 'vector', this.dimensionsValue);
     if (restrictTo?.length === 0) return [];
@@ -757,13 +752,13 @@ export class PgVectorStore implements VectorStore {
   /** Deletes chunks by id; unknown ids are ignored. */
   async delete(ids: string[]): Promise<void> {
     this.assertOpen();
-    await this.deleteWhere('id', checkIdList(ids, 'ids'), 'delete');
+    await this.deleteWhere('id', validateIdList(ids, 'ids'), 'delete');
   }
 
   /** Deletes every chunk of the given documents (uses the `doc_id` index). */
   async deleteByDocIds(docIds: string[]): Promise<void> {
     this.assertOpen();
-    await this.deleteWhere('doc_id', checkIdList(docIds, 'docIds'), 'deleteByDocIds');
+    await this.deleteWhere('doc_id', validateIdList(docIds, 'docIds'), 'deleteByDocIds');
   }
 
   /** Number of stored chunks (0 before the table exists). */
@@ -781,7 +776,7 @@ export class PgVectorStore implements VectorStore {
   /** Fetches chunks by id, in the order asked (with embeddings unless `includeEmbeddings: false`); missing ids are skipped. */
   async get(ids: string[]): Promise<DocumentChunk[]> {
     this.assertOpen();
-    const wanted = checkIdList(ids, 'ids');
+    const wanted = validateIdList(ids, 'ids');
     if (wanted.length === 0 || !(await this.prepare())) return [];
     const unique = [...new Set(wanted)];
     const found = new Map<string, ChunkRow>();
