@@ -1,0 +1,141 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { createError, type DocumentChunk, type VectorMetric } from '@zerda/types';
+
+/** First bytes of a store file. */
+export const STORE_FILE_MAGIC = 'ZFAISS\u0000\u0001';
+/** Version of the layout below. */
+export const STORE_FILE_VERSION = 1;
+
+/**
+ * What a store file holds. Layout: the 8-byte magic, a uint32 (little-endian) header length, the
+ * header as UTF-8 JSON (everything below except the binary parts, plus their byte lengths and the
+ * SHA-256 of the binary payload), then the FAISS index (`toBuffer`), then the vectors as
+ * little-endian float32, in chunk order.
+ */
+export interface StoreFileContents {
+  metric: VectorMetric;
+  indexType: 'flat' | 'hnsw';
+  dimensions: number;
+  hnsw: { m: number; efSearch: number };
+  /** Label to chunk id (`null`: a deleted HNSW label). */
+  labels: Array<string | null>;
+  /** Live chunks, without embeddings. */
+  chunks: DocumentChunk[];
+  /** Their vectors, as given. */
+  vectors: Float32Array[];
+  /** The serialised FAISS index (absent before the first vector). */
+  index: Buffer | undefined;
+}
+
+interface Header {
+  format: 'zerda-faiss';
+  version: number;
+  metric: VectorMetric;
+  indexType: 'flat' | 'hnsw';
+  dimensions: number;
+  hnsw: { m: number; efSearch: number };
+  labels: Array<string | null>;
+  chunks: DocumentChunk[];
+  indexBytes: number;
+  vectorBytes: number;
+  sha256: string;
+}
+
+function corrupt(path: string, reason: string, cause?: unknown) {
+  return createError('ZERDA_STORE_CORRUPT', { path, reason }, cause);
+}
+
+/** Writes `contents` to `path` atomically (temporary file in the same directory, fsync, rename, fsync of the directory). */
+export async function writeStoreFile(path: string, contents: StoreFileContents): Promise<void> {
+  const vectorBytes = Buffer.alloc(contents.vectors.length * contents.dimensions * 4);
+  contents.vectors.forEach((vector, row) => {
+    for (let i = 0; i < vector.length; i++) vectorBytes.writeFloatLE(vector[i]!, (row * contents.dimensions + i) * 4);
+  });
+  const index = contents.index ?? Buffer.alloc(0);
+  const sha256 = createHash('sha256').update(index).update(vectorBytes).digest('hex');
+  const header: Header = {
+    format: 'zerda-faiss',
+    version: STORE_FILE_VERSION,
+    metric: contents.metric,
+    indexType: contents.indexType,
+    dimensions: contents.dimensions,
+    hnsw: contents.hnsw,
+    labels: contents.labels,
+    chunks: contents.chunks,
+    indexBytes: index.length,
+    vectorBytes: vectorBytes.length,
+    sha256,
+  };
+  const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(headerBytes.length, 0);
+  const directory = dirname(path);
+  const temporary = join(directory, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await mkdir(directory, { recursive: true });
+    const handle = await open(temporary, 'w');
+    try {
+      for (const part of [Buffer.from(STORE_FILE_MAGIC, 'latin1'), length, headerBytes, index, vectorBytes]) await handle.write(part);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+    const directoryHandle = await open(directory, 'r');
+    try {
+      await directoryHandle.sync();
+    } finally {
+      await directoryHandle.close();
+    }
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw createError('ZERDA_STORE_IO', { operation: 'save', path, reason: error instanceof Error ? error.message : String(error) }, error);
+  }
+}
+
+/** Reads and verifies a file written by {@link writeStoreFile}. */
+export async function readStoreFile(path: string): Promise<StoreFileContents> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw createError('ZERDA_STORE_IO', { operation: 'load', path, reason: error instanceof Error ? error.message : String(error) }, error);
+  }
+  const magic = Buffer.from(STORE_FILE_MAGIC, 'latin1');
+  if (bytes.length < magic.length + 4 || !bytes.subarray(0, magic.length).equals(magic)) throw corrupt(path, 'it is not a zerda FAISS store file');
+  const headerLength = bytes.readUInt32LE(magic.length);
+  const headerStart = magic.length + 4;
+  if (headerStart + headerLength > bytes.length) throw corrupt(path, 'the file is truncated (header)');
+  let header: Header;
+  try {
+    header = JSON.parse(bytes.subarray(headerStart, headerStart + headerLength).toString('utf8')) as Header;
+  } catch (error) {
+    throw corrupt(path, 'its header is not valid JSON', error);
+  }
+  if (header.format !== 'zerda-faiss') throw corrupt(path, `unknown format ${JSON.stringify(header.format)}`);
+  if (!(header.version <= STORE_FILE_VERSION)) throw corrupt(path, `layout version ${header.version}; this package reads up to ${STORE_FILE_VERSION} (upgrade @zerda/vector-faiss)`);
+  const indexStart = headerStart + headerLength;
+  const vectorStart = indexStart + header.indexBytes;
+  if (vectorStart + header.vectorBytes !== bytes.length) throw corrupt(path, `the file is ${bytes.length} bytes; its header describes ${vectorStart + header.vectorBytes}`);
+  const index = bytes.subarray(indexStart, vectorStart);
+  const vectorBytes = bytes.subarray(vectorStart);
+  if (createHash('sha256').update(index).update(vectorBytes).digest('hex') !== header.sha256) throw corrupt(path, 'its checksum does not match (the file was modified or damaged)');
+  if (header.vectorBytes !== header.chunks.length * header.dimensions * 4) throw corrupt(path, 'the vector section does not match the chunk count and dimension');
+  const vectors = header.chunks.map((_, row) => {
+    const vector = new Float32Array(header.dimensions);
+    for (let i = 0; i < header.dimensions; i++) vector[i] = vectorBytes.readFloatLE((row * header.dimensions + i) * 4);
+    return vector;
+  });
+  return {
+    metric: header.metric,
+    indexType: header.indexType,
+    dimensions: header.dimensions,
+    hnsw: header.hnsw,
+    labels: header.labels,
+    chunks: header.chunks,
+    vectors,
+    index: header.indexBytes > 0 ? Buffer.from(index) : undefined,
+  };
+}
