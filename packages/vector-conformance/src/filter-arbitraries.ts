@@ -26,7 +26,7 @@ export interface FilterArbitraries {
   filter: Arbitrary<MetadataFilter>;
 }
 
-export const DEFAULT_FILTER_KEYS = ['lang', 'year', 'tags', 'docId', 'source', "'; DROP TABLE x; --", 'مفتاح', 'a"b', 'a.b', 'toString'] as const;
+export const DEFAULT_FILTER_KEYS = ['lang', 'year', 'tags', 'docId', 'source', "'; DROP TABLE x; --", 'مفتاح', 'a"b', 'a.b', 'toString', 'constructor'] as const;
 export const DEFAULT_FILTER_STRINGS = ['', 'a', 'A', 'ab', 'b', 'z', '1', 'null', 'true', "O'Reilly", 'back\\slash', 'مرحبا', 'مَرْحَبًا', 'عربي', '😀', '\uFFFF', '\uE000', 'doc1', 'src1', '[]', '["a"]'] as const;
 export const DEFAULT_FILTER_NUMBERS = [0, 1, -1, 1.5, 2, 2020, 2021, -0.25, 1e21, 1e-7, 9007199254740993, 0.1 + 0.2] as const;
 

@@ -8,7 +8,7 @@ import { compileFilter, filterColumnsOf, presenceTerm, sqlString, valueTerm } fr
 import { LanceDbVectorStore } from './lancedb-vector-store.js';
 
 // `__proto__` is left out of the end-to-end cases: @zerda/types' zod parsing drops that key.
-const HOSTILE_KEYS = ["'; DROP TABLE x; --", 'a"b', 'back\\slash', 'مفتاح', 'toString', 'emoji🐈', 'with space', "it's", 'a.b', 'k.$x', '[0]', '*', 'nul\u0000key'];
+const HOSTILE_KEYS = ["'; DROP TABLE x; --", 'a"b', 'back\\slash', 'مفتاح', 'toString', 'constructor', 'emoji🐈', 'with space', "it's", 'a.b', 'k.$x', '[0]', '*', 'nul\u0000key'];
 const HOSTILE_VALUES = ["'; DROP TABLE x; --", "O'Reilly", "''", 'back\\slash', '"quoted"', 'مَرْحَبًا', "\\'", ') OR 1=1 --', '%', '_', 'ـــ', 'line\nbreak', 'nul\u0000value'];
 
 describe('filterColumnsOf', () => {
