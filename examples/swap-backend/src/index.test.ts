@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { ZerdaError, cosineSimilarity } from '@zerda/context';
+import { faissAvailability } from '@zerda/vector-faiss';
 import { TrigramHashingEmbedder, backends, queries, runSwapBackendExample } from './index.js';
 
 describe('swap-backend example', () => {
   // PGlite compiles PostgreSQL (WASM) and runs initdb on start: seconds, many more on a loaded machine.
-  it('gives the same context chunks and the same vector top 3 on memory, HNSW and pgvector', { timeout: 180_000 }, async () => {
+  it('gives the same context chunks and the same vector top 3 on memory, HNSW, pgvector, LanceDB (and FAISS where it loads)', { timeout: 180_000 }, async () => {
     const lines: string[] = [];
     const runs = await runSwapBackendExample((line) => lines.push(line));
     expect(runs.map((run) => run.backend)).toEqual(backends.map((backend) => backend.name));
-    expect(runs.map((run) => run.storeName)).toEqual(['memory', 'hnswlib', 'pgvector']);
+    const expectedStores = ['memory', 'hnswlib', 'pgvector', 'lancedb', ...(faissAvailability().available ? ['faiss'] : [])];
+    expect(runs.map((run) => run.storeName)).toEqual(expectedStores);
 
     const [reference, ...others] = runs;
     queries.forEach(({ query }, i) => {

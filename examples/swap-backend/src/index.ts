@@ -2,6 +2,8 @@ import { ContextEngine, MemoryVectorStore, type ContextResult, type MetadataFilt
 import { documents } from '@zerda/example-quickstart';
 import { HnswVectorStore } from '@zerda/vector-hnswlib';
 import { createPGliteStore } from '@zerda/vector-pgvector';
+import { LanceDbVectorStore } from '@zerda/vector-lancedb';
+import { FaissVectorStore, faissAvailability } from '@zerda/vector-faiss';
 import { TrigramHashingEmbedder } from './trigram-embedder.js';
 
 export { TrigramHashingEmbedder } from './trigram-embedder.js';
@@ -9,13 +11,18 @@ export { TrigramHashingEmbedder } from './trigram-embedder.js';
 const embedder = new TrigramHashingEmbedder(256);
 
 /**
- * The three backends. Switching between them is one import and one constructor; the engine code
- * (`runOn`) is the same for all of them.
+ * The backends that run on this machine. Switching between them is one import and one constructor;
+ * the engine code (`runOn`) is the same for all of them. FAISS joins when its native addon loads
+ * (it builds against Debian's libfaiss-dev; see @zerda/vector-faiss).
  */
 export const backends: ReadonlyArray<{ name: string; open: () => Promise<VectorStore> }> = [
   { name: 'memory', open: async () => new MemoryVectorStore({ dimensions: embedder.dimensions }) }, // exact, in process (@zerda/context's default)
   { name: 'hnsw', open: async () => new HnswVectorStore({ dimensions: embedder.dimensions }) }, // approximate graph, native (@zerda/vector-hnswlib)
   { name: 'pgvector', open: () => createPGliteStore({ dimensions: embedder.dimensions }) }, // PostgreSQL + pgvector, embedded PGlite (@zerda/vector-pgvector)
+  { name: 'lancedb', open: async () => new LanceDbVectorStore({ uri: 'memory://', dimensions: embedder.dimensions }) }, // LanceDB, embedded (@zerda/vector-lancedb)
+  ...(faissAvailability().available
+    ? [{ name: 'faiss', open: async () => new FaissVectorStore({ dimensions: embedder.dimensions }) }] // FAISS flat (@zerda/vector-faiss)
+    : []),
 ];
 
 /** The questions every backend answers: English, Arabic, one full of typos, and one with a metadata filter. */
