@@ -4,7 +4,7 @@
 //   node scripts/zerda.mjs test    setup, then run every test (workspace checks + each package's suite)
 //   node scripts/zerda.mjs demo    setup, then run examples/quickstart (offline, embedded default store)
 // It uses only Node built-ins so that it can run before anything is installed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,13 +75,49 @@ function setup() {
   return binary;
 }
 
+/**
+ * Runs a test command, streaming its output, and adds up vitest's "Tests  N passed | M skipped"
+ * summary lines so that the run ends with one plain total.
+ */
+function runTests(binary, args, totals) {
+  console.log(`\n$ pnpm ${args.join(' ')}`);
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [binary, ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
+    let pending = '';
+    child.stdout.on('data', (data) => {
+      process.stdout.write(data);
+      pending += data.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) count(line, totals);
+    });
+    child.on('close', (code) => {
+      count(pending, totals);
+      resolvePromise(code ?? 1);
+    });
+  });
+}
+
+function count(line, totals) {
+  const plain = line.replace(/\x1b\[[0-9;]*m/g, '');
+  const match = /\bTests\s+(.*)\(\d+\)\s*$/.exec(plain);
+  if (!match) return;
+  for (const [, number, kind] of match[1].matchAll(/(\d+) (passed|failed|skipped|todo)/g)) totals[kind] = (totals[kind] ?? 0) + Number(number);
+}
+
 const command = process.argv[2] ?? 'test';
 if (command === 'setup') {
   setup();
 } else if (command === 'test') {
   const binary = setup();
-  pnpm(binary, ['run', 'test:workspace']);
-  pnpm(binary, ['run', 'test:packages']);
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  let status = await runTests(binary, ['run', 'test:workspace'], totals);
+  if (status === 0) status = await runTests(binary, ['run', 'test:packages'], totals);
+  console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  if (status !== 0) {
+    console.error(`✗ tests failed (exit ${status})`);
+    process.exit(status);
+  }
 } else if (command === 'demo') {
   const binary = setup();
   pnpm(binary, ['--filter', '@zerda/example-quickstart', 'run', 'start']);
