@@ -26,6 +26,7 @@ usage: node dist/cli.js [--quick] [options]     (pnpm bench, pnpm bench:quick)
   --out FILE               the Markdown report (default <repo>/BENCHMARKS.md)
   --results DIR            JSON results and the chart (default <repo>/bench-results)
   --no-isolate             run every system in this process (no clean memory figures)
+  --render FILE            write the report again from a results.json (no measuring)
   --help
 
 Datasets come from $ZERDA_DATASETS or ../shared/datasets; nothing is copied into the repository.`;
@@ -33,6 +34,8 @@ Datasets come from $ZERDA_DATASETS or ../shared/datasets; nothing is copied into
 /** Parsed command line: the benchmark options and where to write. */
 export interface CommandLine {
   help: boolean;
+  /** A results.json to render again instead of measuring. */
+  render?: string;
   options: BenchmarkOptions;
   markdownPath: string;
   resultsDirectory: string;
@@ -80,12 +83,13 @@ export function parseArguments(argv: readonly string[]): CommandLine {
       out: { type: 'string' },
       results: { type: 'string' },
       'no-isolate': { type: 'boolean', default: false },
+      render: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   const options = benchmarkPreset(values.quick ? 'quick' : 'full');
   const root = repositoryRoot();
-  const custom = Object.keys(values).some((key) => !['quick', 'out', 'results', 'help'].includes(key) && (values as Record<string, unknown>)[key] !== undefined && (values as Record<string, unknown>)[key] !== false);
+  const custom = Object.keys(values).some((key) => !['quick', 'out', 'results', 'help', 'render'].includes(key) && (values as Record<string, unknown>)[key] !== undefined && (values as Record<string, unknown>)[key] !== false);
   if (custom) options.variant = 'custom';
   options.sections = oneOf(list(values.sections), SECTIONS, '--sections') ?? options.sections;
   const datasets = list(values.datasets);
@@ -109,6 +113,7 @@ export function parseArguments(argv: readonly string[]): CommandLine {
   options.command = script ? `pnpm ${script}${argv.length > (values.quick ? 1 : 0) ? ` -- ${argv.filter((arg) => arg !== '--quick').join(' ')}` : ''}` : `node dist/cli.js${argv.length ? ` ${argv.join(' ')}` : ''}`;
   return {
     help: values.help ?? false,
+    ...(values.render ? { render: resolve(values.render) } : {}),
     options,
     markdownPath: resolve(values.out ?? join(root, 'BENCHMARKS.md')),
     resultsDirectory: resolve(values.results ?? join(root, 'bench-results')),

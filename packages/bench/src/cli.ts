@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /** `pnpm bench` / `pnpm bench:quick`: runs the benchmarks and writes BENCHMARKS.md and bench-results/. */
+import { readFileSync } from 'node:fs';
 import { USAGE, parseArguments } from './arguments.js';
-import { runBenchmarks } from './benchmark.js';
+import { runBenchmarks, type BenchmarkReport } from './benchmark.js';
 import { writeResults } from './output.js';
+import { evaluateTargets } from './targets.js';
 
 let commandLine;
 try {
@@ -16,6 +18,13 @@ if (commandLine.help) {
   process.exit(0);
 }
 const { markdownPath, resultsDirectory } = commandLine;
+if (commandLine.render) {
+  const saved = JSON.parse(readFileSync(commandLine.render, 'utf8')) as BenchmarkReport;
+  saved.targets = evaluateTargets(saved);
+  const written = writeResults(saved, { markdownPath, resultsDirectory });
+  console.error(`rendered ${written.markdown} from ${commandLine.render}`);
+  process.exit(0);
+}
 const report = await runBenchmarks({
   ...commandLine.options,
   onSection: (partial) => {

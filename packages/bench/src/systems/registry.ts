@@ -23,7 +23,7 @@ export interface SystemInfo {
   /** True for the systems zerda is compared against. */
   peer: boolean;
   kind: 'keyword' | 'vector' | 'hybrid';
-  /** False for a system that builds no index (it scores every document per query): its build time and memory are no reference. */
+  /** False for a system that builds no search index (it scores every document per query: LangChain's BM25 side, and its exact vector scan): its build time and memory are no reference. */
   indexes: boolean;
 }
 
@@ -36,7 +36,7 @@ export const SYSTEM_INFO: Readonly<Record<SystemId, SystemInfo>> = {
   'orama-hybrid': { label: 'Orama 3.1.18 hybrid', peer: true, kind: 'hybrid', indexes: true },
   'wink-bm25': { label: 'wink-bm25-text-search 3.1.2', peer: true, kind: 'keyword', indexes: true },
   'langchain-bm25': { label: 'LangChain.js BM25Retriever', peer: true, kind: 'keyword', indexes: false },
-  'langchain-ensemble': { label: 'LangChain.js EnsembleRetriever', peer: true, kind: 'hybrid', indexes: true },
+  'langchain-ensemble': { label: 'LangChain.js EnsembleRetriever', peer: true, kind: 'hybrid', indexes: false },
 };
 
 /** Systems that need document embeddings (vector and hybrid). */
