@@ -37,3 +37,15 @@ describe('ZerdaError', () => {
     expect(describeValue(undefined)).toBe('undefined');
   });
 });
+
+describe('option checks', () => {
+  it('checkInteger and checkBoolean name the field, the value and the range', async () => {
+    const { checkInteger, checkBoolean } = await import('./index.js');
+    expect(checkInteger(5, 'options.k', 1, 10)).toBe(5);
+    expect(() => checkInteger(0, 'options.k', 1, 10)).toThrow('options.k must be an integer from 1 to 10, got number 0');
+    expect(() => checkInteger(2.5, 'options.k', 1, 10)).toThrow('got number 2.5');
+    expect(() => checkInteger('3', 'options.k', 1, 10)).toThrow('got string "3"');
+    expect(checkBoolean(false, 'options.flag')).toBe(false);
+    expect(() => checkBoolean(1, 'options.flag')).toThrow('options.flag must be a boolean, got number 1');
+  });
+});

@@ -110,3 +110,17 @@ export function describeValue(value: unknown): string {
     }
   }
 }
+
+/** Checks an integer option in [minimum, maximum]; throws a ZerdaError naming `field` otherwise. */
+export function checkInteger(value: unknown, field: string, minimum: number, maximum: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
+    throw invalidArgument(field, `an integer from ${minimum} to ${maximum}`, value);
+  }
+  return value;
+}
+
+/** Checks a boolean option; throws a ZerdaError naming `field` otherwise. */
+export function checkBoolean(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw invalidArgument(field, 'a boolean', value);
+  return value;
+}

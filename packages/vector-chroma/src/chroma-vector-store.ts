@@ -17,6 +17,8 @@ import {
   type VectorSearchOptions,
   type VectorStore,
   type VectorStoreCapabilities,
+  checkInteger,
+  checkBoolean,
 } from '@zerda/types';
 import { DOC_ID_KEY, fromChromaRecord, isFlagKey, toChromaMetadata } from './record-mapping.js';
 import { translateWhere } from './where-translation.js';
@@ -51,17 +53,7 @@ export const FORMAT_KEY = 'zerda:format';
 export const VERSION_KEY = 'zerda:version';
 export const FORMAT_VERSION = 1;
 
-function checkInteger(value: unknown, field: string, minimum: number, maximum: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
-    throw invalidArgument(field, `an integer from ${minimum} to ${maximum}`, value);
-  }
-  return value;
-}
 
-function checkBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalidArgument(field, 'a boolean', value);
-  return value;
-}
 
 function checkStorable(value: string, field: string): void {
   if (/\p{Cs}/u.test(value)) throw invalidArgument(field, 'well-formed Unicode text (Chroma stores UTF-8; a lone surrogate cannot be stored)', value);

@@ -16,6 +16,7 @@ import {
   type VectorSearchOptions,
   type VectorStore,
   type VectorStoreCapabilities,
+  checkInteger,
 } from '@zerda/types';
 import type { Index as FaissIndex } from 'faiss-node';
 import { loadFaiss } from './faiss-loader.js';
@@ -60,12 +61,6 @@ interface Entry {
 const OPTION_KEYS = new Set(['metric', 'dimensions', 'index', 'hnsw', 'path', 'overFetch', 'exactFilterShare', 'autoCompact']);
 const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 
-function checkInteger(value: unknown, field: string, minimum: number, maximum: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
-    throw invalidArgument(field, `an integer from ${minimum} to ${maximum}`, value);
-  }
-  return value;
-}
 
 function checkShare(value: unknown, field: string): number {
   if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw invalidArgument(field, 'a number from 0 to 1', value);

@@ -19,6 +19,8 @@ import {
   type VectorSearchOptions,
   type VectorStore,
   type VectorStoreCapabilities,
+  checkInteger,
+  checkBoolean,
 } from '@zerda/types';
 import { compileFilter, hasLoneSurrogate, sqlString, type CompiledFilter } from './filter-sql.js';
 import {
@@ -90,17 +92,7 @@ const TABLE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 /** Ids per `IN (…)` list in one statement. */
 const IDS_PER_STATEMENT = 1000;
 
-function checkInteger(value: unknown, field: string, minimum: number, maximum: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
-    throw invalidArgument(field, `an integer from ${minimum} to ${maximum}`, value);
-  }
-  return value;
-}
 
-function checkBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalidArgument(field, 'a boolean', value);
-  return value;
-}
 
 function checkStorable(value: string, field: string): void {
   if (hasLoneSurrogate(value)) throw invalidArgument(field, 'well-formed Unicode text (LanceDB stores UTF-8; a lone surrogate cannot be stored)', value);

@@ -16,6 +16,8 @@ import {
   type VectorSearchOptions,
   type VectorStore,
   type VectorStoreCapabilities,
+  checkInteger,
+  checkBoolean,
 } from '@zerda/types';
 import { compileFilter } from './filter-sql.js';
 import { checkIdentifier, quoteIdentifier } from './identifiers.js';
@@ -152,17 +154,7 @@ interface ChunkRow {
   embedding?: string;
 }
 
-function checkPositiveInteger(value: unknown, field: string, minimum: number, maximum: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
-    throw invalidArgument(field, `an integer from ${minimum} to ${maximum}`, value);
-  }
-  return value;
-}
 
-function checkBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalidArgument(field, 'a boolean', value);
-  return value;
-}
 
 function checkEnum<T extends string>(value: unknown, allowed: readonly T[], field: string): T {
   if (!allowed.includes(value as T)) throw invalidArgument(field, `one of ${allowed.map((item) => `"${item}"`).join(', ')}`, value);
@@ -176,8 +168,8 @@ function checkHnsw(value: unknown, field: string): HnswParameters | false {
     if (key !== 'm' && key !== 'efConstruction') throw invalidArgument(`${field}.${key}`, 'a known option (m or efConstruction)', `unknown key "${key}"`);
   }
   const input = value as Partial<HnswParameters>;
-  const m = input.m === undefined ? DEFAULT_HNSW.m : checkPositiveInteger(input.m, `${field}.m`, 2, 100);
-  const efConstruction = input.efConstruction === undefined ? Math.max(DEFAULT_HNSW.efConstruction, 2 * m) : checkPositiveInteger(input.efConstruction, `${field}.efConstruction`, 4, 1000);
+  const m = input.m === undefined ? DEFAULT_HNSW.m : checkInteger(input.m, `${field}.m`, 2, 100);
+  const efConstruction = input.efConstruction === undefined ? Math.max(DEFAULT_HNSW.efConstruction, 2 * m) : checkInteger(input.efConstruction, `${field}.efConstruction`, 4, 1000);
   // pgvector refuses an index whose candidate list is shorter than twice its fan-out.
   if (efConstruction < 2 * m) throw invalidArgument(`${field}.efConstruction`, `at least 2 * m (${2 * m})`, efConstruction);
   return { m, efConstruction };
@@ -279,13 +271,13 @@ export class PgVectorStore implements VectorStore {
     this.collection = checkIdentifier(options.collection ?? 'zerda_chunks', 'options.collection');
     this.schema = checkIdentifier(options.schema ?? 'public', 'options.schema');
     this.metric = options.metric === undefined ? 'cosine' : checkEnum(options.metric, METRICS, 'options.metric');
-    this.dimensionsValue = options.dimensions === undefined ? undefined : checkPositiveInteger(options.dimensions, 'options.dimensions', 1, 16_000);
+    this.dimensionsValue = options.dimensions === undefined ? undefined : checkInteger(options.dimensions, 'options.dimensions', 1, 16_000);
     this.configuredDimensions = this.dimensionsValue;
     this.hnsw = options.hnsw === undefined ? { ...DEFAULT_HNSW } : checkHnsw(options.hnsw, 'options.hnsw');
     this.deferIndex = options.deferIndex === undefined ? false : checkBoolean(options.deferIndex, 'options.deferIndex');
-    this.efSearch = options.efSearch === undefined ? undefined : checkPositiveInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
+    this.efSearch = options.efSearch === undefined ? undefined : checkInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
     this.iterativeScan = options.iterativeScan === undefined ? 'strict_order' : checkEnum(options.iterativeScan, ITERATIVE_SCAN_MODES, 'options.iterativeScan');
-    this.batchSize = options.batchSize === undefined ? 500 : checkPositiveInteger(options.batchSize, 'options.batchSize', 1, 100_000);
+    this.batchSize = options.batchSize === undefined ? 500 : checkInteger(options.batchSize, 'options.batchSize', 1, 100_000);
     this.textSearchEnabled = options.textSearch === undefined ? true : checkBoolean(options.textSearch, 'options.textSearch');
     const configurations = options.textSearchConfigurations ?? DEFAULT_TEXT_SEARCH_CONFIGURATIONS;
     if (!Array.isArray(configurations) || configurations.length === 0) {
@@ -468,7 +460,7 @@ export class PgVectorStore implements VectorStore {
     if (options.maintenanceWorkMem !== undefined && (typeof options.maintenanceWorkMem !== 'string' || !/^\d+\s*(kB|MB|GB|TB)?$/.test(options.maintenanceWorkMem))) {
       throw invalidArgument('options.maintenanceWorkMem', "a PostgreSQL memory size such as '512MB' or '2GB'", options.maintenanceWorkMem);
     }
-    const workers = options.parallelWorkers === undefined ? undefined : checkPositiveInteger(options.parallelWorkers, 'options.parallelWorkers', 0, 64);
+    const workers = options.parallelWorkers === undefined ? undefined : checkInteger(options.parallelWorkers, 'options.parallelWorkers', 0, 64);
     if (!(await this.prepare(this.dimensionsValue))) {
       throw createError('ZERDA_NOT_READY', { component: `pgvector collection ${this.schema}.${this.collection}`, reason: 'the table does not exist yet (add chunks or pass options.dimensions first)' });
     }
@@ -611,7 +603,7 @@ export class PgVectorStore implements VectorStore {
     this.assertOpen();
     const k = this.checkK(options);
     const filter = this.checkedFilter(options.filter, 'options.filter');
-    const efSearch = options.efSearch === undefined ? this.efSearch : checkPositiveInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
+    const efSearch = options.efSearch === undefined ? this.efSearch : checkInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
     const exactOption = options.exact === undefined ? false : checkBoolean(options.exact, 'options.exact');
     const iterativeScan = options.iterativeScan === undefined ? this.iterativeScan : checkEnum(options.iterativeScan, ITERATIVE_SCAN_MODES, 'options.iterativeScan');
     let restrictTo: string[] | undefined;

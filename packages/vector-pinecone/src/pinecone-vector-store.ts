@@ -18,6 +18,8 @@ import {
   type VectorSearchOptions,
   type VectorStore,
   type VectorStoreCapabilities,
+  checkInteger,
+  checkBoolean,
 } from '@zerda/types';
 import { translateFilter, type PineconeFilter } from './filter-translation.js';
 import { DOC_ID_FIELD, MAX_METADATA_BYTES, fromPineconeRecord, metadataBytes, toPineconeMetadata, type PineconeMetadata } from './record-mapping.js';
@@ -80,17 +82,7 @@ export const MAX_UPSERT_BYTES = 2 * 1024 * 1024;
 export const IDS_PER_FETCH = 100;
 export const IDS_PER_DELETE = 1000;
 
-function checkInteger(value: unknown, field: string, minimum: number, maximum: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) {
-    throw invalidArgument(field, `an integer from ${minimum} to ${maximum}`, value);
-  }
-  return value;
-}
 
-function checkBoolean(value: unknown, field: string): boolean {
-  if (typeof value !== 'boolean') throw invalidArgument(field, 'a boolean', value);
-  return value;
-}
 
 function checkWaitOptions(value: unknown): Required<WaitForWritesOptions> | undefined {
   if (value === undefined || value === false) return undefined;
