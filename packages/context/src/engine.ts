@@ -328,7 +328,8 @@ export class ContextEngine {
     timings.guard = now() - stage;
     timings.total = now() - started;
 
-    const used = this.counter(guard.context);
+    // The composer already measured its context; count again only when the guard changed it (redaction).
+    const used = guard.context === composed.context ? composed.stats.length : this.counter(guard.context);
     const result: ContextResult = {
       context: guard.context,
       query: literal,
