@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SECTIONS, benchmarkPreset, type BenchmarkOptions, type Section } from './benchmark.js';
-import type { ScaleConfiguration, VectorBackend } from './jobs.js';
+import { VECTOR_BACKENDS, type ScaleConfiguration, type VectorBackend } from './jobs.js';
 import { repositoryRoot } from './paths.js';
 import { SYSTEM_IDS, type SystemId } from './systems/registry.js';
 
@@ -18,7 +18,7 @@ usage: node dist/cli.js [--quick] [options]     (pnpm bench, pnpm bench:quick)
   --scale-sizes LIST       corpus sizes of the scale section, e.g. 10000,100000,1000000
   --scale-configurations LIST  any of keyword,memory-vector,hnsw,hybrid-hnsw
   --vector-sizes LIST      sizes of the vector-backend section, e.g. 10000,100000
-  --vector-backends LIST   any of memory,hnswlib,pgvector-exact,pgvector-hnsw
+  --vector-backends LIST   any of ${VECTOR_BACKENDS.join(',')}
   --scale-queries N        queries per scale configuration (full 200, quick 50)
   --vector-queries N       queries per vector backend (full 200, quick 50)
   --token-queries N        queries of the token-budget rows (full 300, quick 50)
@@ -102,7 +102,7 @@ export function parseArguments(argv: readonly string[]): CommandLine {
   options.scaleSizes = positiveIntegers(list(values['scale-sizes']), '--scale-sizes') ?? options.scaleSizes;
   options.scaleConfigurations = oneOf<ScaleConfiguration>(list(values['scale-configurations']), ['keyword', 'memory-vector', 'hnsw', 'hybrid-hnsw'], '--scale-configurations') ?? options.scaleConfigurations;
   options.vectorSizes = positiveIntegers(list(values['vector-sizes']), '--vector-sizes') ?? options.vectorSizes;
-  options.vectorBackends = oneOf<VectorBackend>(list(values['vector-backends']), ['memory', 'hnswlib', 'pgvector-exact', 'pgvector-hnsw'], '--vector-backends') ?? options.vectorBackends;
+  options.vectorBackends = oneOf<VectorBackend>(list(values['vector-backends']), VECTOR_BACKENDS, '--vector-backends') ?? options.vectorBackends;
   const single = (flag: 'scale-queries' | 'vector-queries' | 'token-queries' | 'warmup'): number | undefined => positiveIntegers(list(values[flag]), `--${flag}`)?.[0];
   options.scaleQueries = single('scale-queries') ?? options.scaleQueries;
   options.vectorQueries = single('vector-queries') ?? options.vectorQueries;

@@ -4,7 +4,7 @@ import type { LengthCounter } from '@zerda/types';
 import { auditContext, packNaively, summarizeAudits, type ContextQuality } from './context-metrics.js';
 import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
 import { executeJob } from './job-runner.js';
-import type { EngineResult, EngineVariant, Job, RetrievalResult, ScaleConfiguration, ScaleResult, VectorBackend, VectorResult } from './jobs.js';
+import { VECTOR_BACKENDS, type EngineResult, type EngineVariant, type Job, type RetrievalResult, type ScaleConfiguration, type ScaleResult, type VectorBackend, type VectorResult } from './jobs.js';
 import { machineInfo, type MachineInfo } from './machine.js';
 import { SYSTEM_IDS, SYSTEM_INFO, type SystemId } from './systems/registry.js';
 import { documentContent } from './systems/search-system.js';
@@ -72,7 +72,7 @@ export function benchmarkPreset(variant: 'full' | 'quick'): BenchmarkOptions {
     scaleQueries: quick ? 50 : 200,
     scaleSource: 'beir-scifact',
     vectorSizes: quick ? [10_000] : [10_000, 100_000],
-    vectorBackends: ['memory', 'hnswlib', 'pgvector-exact', 'pgvector-hnsw'],
+    vectorBackends: [...VECTOR_BACKENDS],
     vectorQueries: quick ? 50 : 200,
     seed: 20250101,
     warmup: quick ? 5 : 20,

@@ -11,4 +11,5 @@ export { SeededRandom, hashSeed } from './random.js';
 export { evaluateTargets, type TargetVerdict } from './targets.js';
 export { SYSTEM_IDS, SYSTEM_INFO, createSystem, type SystemId, type SystemInfo } from './systems/registry.js';
 export type { SearchSystem, BuildInput, QueryEmbedder } from './systems/search-system.js';
-export type { Job, JobResult, RetrievalResult, EngineResult, ScaleResult, VectorResult, ScaleConfiguration, VectorBackend } from './jobs.js';
+export { VECTOR_BACKENDS, createVectorBackend } from './jobs.js';
+export type { Job, JobResult, RetrievalResult, EngineResult, ScaleResult, VectorResult, ScaleConfiguration, VectorBackend, VectorBackendSetup } from './jobs.js';

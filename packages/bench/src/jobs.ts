@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { evaluateRun, type EvaluationSummary } from '@zerda/retriever';
 import type { DocumentChunk, Embedder, LengthCounter, VectorStore } from '@zerda/types';
 import { auditContext, summarizeAudits, type ContextQuality } from './context-metrics.js';
@@ -60,7 +64,10 @@ export interface ScaleJob {
   warmup: number;
 }
 
-export type VectorBackend = 'memory' | 'hnswlib' | 'pgvector-exact' | 'pgvector-hnsw';
+/** Every vector backend the bench can measure (in report order). */
+export const VECTOR_BACKENDS = ['memory', 'hnswlib', 'pgvector-exact', 'pgvector-hnsw', 'faiss-flat', 'faiss-hnsw', 'chroma', 'lancedb-exact', 'lancedb-ivf'] as const;
+
+export type VectorBackend = (typeof VECTOR_BACKENDS)[number];
 
 /** One vector store at one size: build, top-10 latency and the ids it returns. */
 export interface VectorJob {
@@ -147,9 +154,11 @@ export interface VectorResult extends JobStatus {
   size: number;
   backend: VectorBackend;
   settings?: string;
-  /** Creating the empty store (PGlite starting its database), not part of `build`. */
+  /** Creating the empty store (PGlite starting its database, the Chroma server starting), not part of `build`. */
   startupMs?: number;
   build?: BuildCost;
+  /** Growth of a separate server process's resident set over the build (Chroma), which the client's figures cannot see. */
+  serverRssGrowthBytes?: number;
   latency?: LatencySummary;
   /** Top-k chunk ids per query (in query order). */
   ids?: string[][];
@@ -436,17 +445,52 @@ export async function runScaleJob(job: ScaleJob): Promise<ScaleResult> {
   }
 }
 
-/** Creates an empty store of the given backend (PGlite starts here, outside the measured build). */
-async function createVectorStore(backend: VectorBackend, dimensions: number, size: number): Promise<{ store: VectorStore; settings: string }> {
+/** A store ready to be filled, and what the measurement needs to know about it. */
+export interface VectorBackendSetup {
+  store: VectorStore;
+  settings: string;
+  /** Runs after the bulk load, inside the measured build (an index built over the loaded rows). */
+  finishBuild?: () => Promise<void>;
+  /** Backend search knobs passed with every timed query. */
+  searchOptions?: Record<string, unknown>;
+  /** A server process whose memory the build grows (read from /proc on Linux). */
+  serverPid?: number;
+  /** Releases what the setup started: the store, a server, a temporary directory. */
+  dispose: () => Promise<void>;
+}
+
+async function temporaryDirectory(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** A process's resident set in bytes (Linux /proc), or undefined where it cannot be read. */
+function processRss(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Creates an empty store of the given backend (PGlite or the Chroma server start here, outside the measured build). */
+export async function createVectorBackend(backend: VectorBackend, dimensions: number, size: number): Promise<VectorBackendSetup> {
   switch (backend) {
     case 'memory': {
       const { MemoryVectorStore } = await import('@zerda/vector-memory');
-      return { store: new MemoryVectorStore({ dimensions }), settings: 'MemoryVectorStore: exact, cosine' };
+      const store = new MemoryVectorStore({ dimensions });
+      return { store, settings: 'MemoryVectorStore: exact, cosine', dispose: async () => undefined };
     }
     case 'hnswlib': {
       const { HnswVectorStore } = await import('@zerda/vector-hnswlib');
       const store = new HnswVectorStore({ dimensions, maxElements: size });
-      return { store, settings: `HnswVectorStore (hnswlib-node 3.0.0): M ${store.M}, efConstruction ${store.efConstruction}, efSearch ${store.efSearch}, cosine (defaults)` };
+      return {
+        store,
+        settings: `HnswVectorStore (hnswlib-node 3.0.0): M ${store.M}, efConstruction ${store.efConstruction}, efSearch ${store.efSearch}, cosine (defaults)`,
+        dispose: async () => undefined,
+      };
     }
     case 'pgvector-exact':
     case 'pgvector-hnsw': {
@@ -458,6 +502,69 @@ async function createVectorStore(backend: VectorBackend, dimensions: number, siz
         settings: hnsw
           ? 'PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM, pgvector 0.8): HNSW m 16, efConstruction 64, ef_search 40 (defaults), index built after the bulk load (deferIndex + createIndex)'
           : 'PgVectorStore on PGlite 0.5.14: no vector index (exact sequential scan)',
+        ...(hnsw ? { finishBuild: () => store.createIndex({ maintenanceWorkMem: '1GB' }) } : {}),
+        dispose: () => store.close(),
+      };
+    }
+    case 'faiss-flat':
+    case 'faiss-hnsw': {
+      const { FaissVectorStore, faissAvailability } = await import('@zerda/vector-faiss');
+      const availability = faissAvailability();
+      if (!availability.available) throw new SystemUnavailableError(`faiss-node cannot load here: ${availability.reason}`);
+      const hnsw = backend === 'faiss-hnsw';
+      const store = new FaissVectorStore({ dimensions, metric: 'cosine', index: hnsw ? 'hnsw' : 'flat' });
+      return {
+        store,
+        settings: hnsw
+          ? 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M 32, efSearch 64 (defaults), cosine as inner product on unit vectors'
+          : 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexFlatIP, exact, cosine as inner product on unit vectors',
+        dispose: () => store.close(),
+      };
+    }
+    case 'chroma': {
+      const { ChromaVectorStore, startChromaServer } = await import('@zerda/vector-chroma');
+      const directory = await temporaryDirectory('zerda-bench-chroma-');
+      let server: Awaited<ReturnType<typeof startChromaServer>>;
+      try {
+        server = await startChromaServer({ path: directory.path });
+      } catch (error) {
+        await directory.remove();
+        throw new SystemUnavailableError(`the local Chroma server did not start: ${reasonOf(error)}`);
+      }
+      const store = new ChromaVectorStore({ url: server.url, collection: 'bench', dimensions, metric: 'cosine', includeEmbeddings: false });
+      return {
+        store,
+        settings: 'ChromaVectorStore (chromadb 3.5.0) on the local Chroma server its npm bindings ship, over HTTP on 127.0.0.1: HNSW ef_search 100, ef_construction 100 (Chroma defaults), cosine; adds sent in requests of 1,000',
+        serverPid: server.pid,
+        dispose: async () => {
+          try {
+            await store.close();
+            await server.stop();
+          } finally {
+            await directory.remove();
+          }
+        },
+      };
+    }
+    case 'lancedb-exact':
+    case 'lancedb-ivf': {
+      const { LanceDbVectorStore } = await import('@zerda/vector-lancedb');
+      const directory = await temporaryDirectory('zerda-bench-lancedb-');
+      const store = new LanceDbVectorStore({ uri: directory.path, table: 'bench', dimensions, metric: 'cosine', textSearch: false, includeEmbeddings: false });
+      const ivf = backend === 'lancedb-ivf';
+      return {
+        store,
+        settings: ivf
+          ? 'LanceDbVectorStore (@lancedb/lancedb 0.31.0, embedded, local directory): IVF-flat index built after the bulk load, about sqrt(n) partitions, nprobes 20 (LanceDB defaults), cosine'
+          : 'LanceDbVectorStore (@lancedb/lancedb 0.31.0, embedded, local directory): no vector index (exact scan), cosine',
+        ...(ivf ? { finishBuild: () => store.createVectorIndex({ type: 'ivfFlat' }) } : {}),
+        dispose: async () => {
+          try {
+            await store.close();
+          } finally {
+            await directory.remove();
+          }
+        },
       };
     }
   }
@@ -466,6 +573,7 @@ async function createVectorStore(backend: VectorBackend, dimensions: number, siz
 /** Builds one vector store over `size` synthetic-chunk embeddings and times top-k searches. */
 export async function runVectorJob(job: VectorJob): Promise<VectorResult> {
   const base = { kind: 'vectors' as const, size: job.size, backend: job.backend };
+  let setup: VectorBackendSetup | undefined;
   try {
     const { chunks, queries: allQueries, choice } = await syntheticInputs(job.source, job.seed, job.size, true);
     const embedder = choice.embedder as Embedder;
@@ -474,28 +582,34 @@ export async function runVectorJob(job: VectorJob): Promise<VectorResult> {
     const dimensions = queryVectors[0]?.length ?? 0;
     const before = memorySnapshot();
     const startup = performance.now();
-    const { store, settings } = await createVectorStore(job.backend, dimensions, job.size);
+    setup = await createVectorBackend(job.backend, dimensions, job.size);
     const startupMs = elapsedMs(startup);
+    const { store } = setup;
+    const serverBefore = processRss(setup.serverPid);
     const started = performance.now();
     const batch = 5000;
     for (let start = 0; start < chunks.length; start += batch) await store.add(chunks.slice(start, start + batch));
-    if (job.backend === 'pgvector-hnsw') await (store as unknown as { createIndex(options?: Record<string, unknown>): Promise<void> }).createIndex({ maintenanceWorkMem: '1GB' });
+    await setup.finishBuild?.();
     const buildMs = elapsedMs(started);
     const after = memorySnapshot();
+    const serverAfter = processRss(setup.serverPid);
     const cost: BuildCost = { ms: buildMs, retainedBytes: retainedBytes(before, after), peakRssBytes: peakRss(), rssGrowthBytes: Math.max(0, after.rss - before.rss) };
     const order = queryVectors.map((_, index) => index);
     const ids: string[][] = new Array<string[]>(queryVectors.length);
-    const { summary } = await timeEach(order, (index) => store.search(queryVectors[index] as Float32Array, { k: job.k }), {
+    const searchOptions = { ...setup.searchOptions, k: job.k };
+    const { summary } = await timeEach(order, (index) => store.search(queryVectors[index] as Float32Array, searchOptions), {
       warmup: job.warmup,
       collect: (index, hits) => {
         ids[index] = hits.map((hit) => hit.chunk.id);
       },
     });
     cost.peakRssBytes = peakRss();
-    await store.close?.();
-    return { ...base, status: 'ok', settings, startupMs, build: cost, latency: summary, ids };
+    const serverRssGrowthBytes = serverBefore !== undefined && serverAfter !== undefined ? Math.max(0, serverAfter - serverBefore) : undefined;
+    return { ...base, status: 'ok', settings: setup.settings, startupMs, build: cost, latency: summary, ids, ...(serverRssGrowthBytes === undefined ? {} : { serverRssGrowthBytes }) };
   } catch (error) {
     return { ...base, ...statusOf(error) };
+  } finally {
+    await setup?.dispose().catch(() => undefined);
   }
 }
 

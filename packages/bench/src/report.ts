@@ -230,7 +230,7 @@ function vectorTable(report: BenchmarkReport): string {
       ms(row.latency.p95Ms),
       fixed(row.recallAt10, 3),
       mebibytes(row.build.retainedBytes),
-      mebibytes(row.build.rssGrowthBytes),
+      row.serverRssGrowthBytes === undefined ? mebibytes(row.build.rssGrowthBytes) : `${mebibytes(row.build.rssGrowthBytes)} + ${mebibytes(row.serverRssGrowthBytes)} server`,
       row.settings ?? '',
     ];
   });
@@ -331,7 +331,7 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
   }
   if (report.vectors.length > 0) {
     lines.push('## Vector backends', '');
-    lines.push(`The synthetic corpus's GloVe embeddings (100 dimensions, cosine), added in batches of 5,000; top 10 for ${report.settings.vectorQueries} SciFact query embeddings; recall@10 against the exact MemoryVectorStore answer. Build excludes creating the empty store (PGlite's start-up is shown apart). Memory = V8 heap + external growth from before the store was created (PGlite's WASM memory included; hnswlib's native graph is not, see RSS growth). Ratios are to MemoryVectorStore.`, '');
+    lines.push(`The synthetic corpus's GloVe embeddings (100 dimensions, cosine), added in batches of 5,000; top 10 for ${report.settings.vectorQueries} SciFact query embeddings; recall@10 against the exact MemoryVectorStore answer. Build = adding every vector plus any index built after the bulk load (pgvector-hnsw, lancedb-ivf); it excludes creating the empty store (PGlite's and the Chroma server's start-up are shown apart). Memory = V8 heap + external growth from before the store was created (PGlite's WASM memory included; native memory such as hnswlib's or FAISS's graph and LanceDB's buffers is not, see RSS growth). Chroma runs as a separate server process: its RSS growth is read from /proc and shown as "+ … server". Every store gets the same queries and the same k = 10, with each backend's default search settings. Ratios are to MemoryVectorStore.`, '');
     lines.push(vectorTable(report), '');
   }
   if (report.retrieval.length > 0) {
