@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ZerdaError, type ScoredChunk } from '@zerda/types';
+import { normalizeText, words } from '@zerda/text';
 import { ChunkFilter, contentHash, noiseReason } from './chunk-filter.js';
+import { jaccard, mayReachJaccard, shingleHashes, shingleSet, sortedJaccard } from './minhash.js';
 import { ARABIC_PARAGRAPH, ENGLISH_PARAGRAPH, scored } from './__fixtures__/chunks.js';
 
 const filter = new ChunkFilter();
@@ -171,6 +173,95 @@ describe('ChunkFilter: properties', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('compares every pair exactly when there are at most 2 × permutations candidates (no LSH miss)', () => {
+    // Brute-force reference: best first, exact shingle Jaccard against every kept candidate.
+    const reference = (chunks: ScoredChunk[], threshold: number): string[] => {
+      const order = chunks.map((item, index) => ({ item, index })).sort((a, b) => b.item.score - a.item.score || a.index - b.index);
+      const kept: Set<number>[] = [];
+      const dropped: string[] = [];
+      for (const { item } of order) {
+        const set = shingleSet(words(normalizeText(item.chunk.text)), 3);
+        if (set.size === 0) continue;
+        if (kept.some((other) => jaccard(set, other) >= threshold)) dropped.push(item.chunk.id);
+        else kept.push(set);
+      }
+      return dropped.sort();
+    };
+    const exhaustive = new ChunkFilter({ minLength: 0, noise: false, exactDuplicates: false, nearDuplicates: { threshold: 0.5, permutations: 32 } });
+    fc.assert(
+      fc.property(fc.array(candidate, { maxLength: 64 }), (items) => {
+        const chunks = items.map((item, i) => scored(`c${i}`, item.text, item.score));
+        const found = exhaustive.filter(chunks).dropped.filter((drop) => drop.reason === 'near_duplicate').map((drop) => drop.chunkId);
+        expect(found.sort()).toEqual(reference(chunks, 0.5));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('noiseReason (one pass over code points) agrees with its regex definition on arbitrary text', () => {
+    // The definition: visible = non-\\s code points; letters = \\p{L} or \\p{M}; URLs; a majority code point.
+    const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'،؛]+/giu;
+    const codePoints = (text: string) => [...text].length;
+    const definition = (text: string, minLetterRatio: number): string | undefined => {
+      // Code points of the text as written (whitespace removed after splitting, so two lone
+      // surrogates around a space stay two characters rather than pairing up).
+      const visible = [...text].filter((character) => !/^\s$/u.test(character));
+      if (visible.length === 0) return 'no visible characters';
+      const total = visible.length;
+      let urlLength = 0;
+      for (const match of text.matchAll(URL_PATTERN)) urlLength += codePoints(match[0]);
+      if (urlLength / total > 0.5) return `mostly URLs (${Math.round((urlLength / total) * 100)}% of characters)`;
+      const ratio = visible.filter((character) => /^[\p{L}\p{M}]$/u.test(character)).length / total;
+      if (ratio < minLetterRatio) return `letter ratio ${ratio.toFixed(2)} < ${minLetterRatio} (mostly digits, symbols or punctuation)`;
+      if (total >= 8) {
+        const counts = new Map<string, number>();
+        for (const character of visible) counts.set(character, (counts.get(character) ?? 0) + 1);
+        const top = Math.max(...counts.values());
+        if (top * 2 > total && top / total > 0.5) return `one character repeated (${Math.round((top / total) * 100)}% of characters)`;
+      }
+      return undefined;
+    };
+    const pieces = fc.constantFrom('ههههههههه', '=====', '١٢٣٤', '2024', ' ', '\u00a0', '\u3000', '\n', 'ـــ', 'بِسْمِ', 'الرَّحْمَٰنِ', '،؛؟', 'https://example.com/a', 'WWW.Example.org', 'word', '😀😀😀', '\ud800', '\udc00', 'é', '𝒳');
+    const text = fc.oneof(fc.string({ maxLength: 80, unit: 'binary' }), fc.array(pieces, { maxLength: 30 }).map((list) => list.join('')));
+    fc.assert(
+      fc.property(text, fc.constantFrom(0, 0.4, 0.5, 0.9), (input, ratio) => {
+        expect(noiseReason(input, ratio)).toBe(definition(input, ratio));
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('sortedJaccard over shingle hashes equals Jaccard over shingle sets (English, Arabic, mixed)', () => {
+    fc.assert(
+      fc.property(sentence, sentence, fc.integer({ min: 1, max: 4 }), (left, right, size) => {
+        const a = shingleHashes(words(left), size);
+        const b = shingleHashes(words(right), size);
+        for (let i = 1; i < a.length; i++) expect(a[i - 1]!).toBeLessThan(a[i]!);
+        expect(sortedJaccard(a, b)).toBeCloseTo(jaccard(shingleSet(words(left), size), shingleSet(words(right), size)), 12);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the prefix filter never rules out a pair that reaches the threshold, and rules out most that do not', () => {
+    const sortedSet = fc.uniqueArray(fc.integer({ min: 0, max: 60 }), { maxLength: 40 }).map((list) => Uint32Array.from(list.sort((x, y) => x - y)));
+    let ruledOut = 0;
+    let below = 0;
+    fc.assert(
+      fc.property(sortedSet, sortedSet, fc.constantFrom(0, 0.3, 0.5, 0.8, 0.9, 1), (a, b, threshold) => {
+        const similarity = sortedJaccard(a, b);
+        const may = mayReachJaccard(a, b, threshold);
+        if (similarity >= threshold) expect(may).toBe(true);
+        else {
+          below++;
+          if (!may) ruledOut++;
+        }
+      }),
+      { numRuns: 3000 },
+    );
+    expect(ruledOut).toBeGreaterThan(below / 3);
   });
 
   it('accounts for every candidate exactly once', () => {

@@ -10,7 +10,7 @@ import {
   type ScoredChunk,
 } from '@zerda/types';
 import type { FilterConfigInput } from './config-input.js';
-import { MinHasher, bandKeys, bandLayout, jaccard, shingleSet } from './minhash.js';
+import { MinHasher, bandKeys, bandLayout, mayReachJaccard, shingleHashes, sortedJaccard } from './minhash.js';
 import { assertKnownKeys, assertOptionsObject, assertScoredChunks } from './validate.js';
 
 /** Below this many non-space characters the repeated-character test is not meaningful. */
@@ -20,7 +20,6 @@ const REPEAT_SHARE = 0.5;
 /** A chunk whose URLs make up more than this share of its non-space characters is a link list, not prose. */
 const URL_SHARE = 0.5;
 const URL_PATTERN = /\b(?:https?:\/\/|www\.)[^\s<>"'،؛]+/giu;
-const NOT_LETTERS = /[^\p{L}\p{M}]+/gu;
 
 /**
  * The text a content hash is taken over: search-normalised (case folded, Arabic letters unified,
@@ -46,40 +45,73 @@ function sha256(text: string): string {
 
 /** Why a text looks like noise, or undefined when it reads like prose. */
 export function noiseReason(text: string, minLetterRatio: number): string | undefined {
-  const visible = text.replace(/\s+/gu, '');
-  if (visible.length === 0) return 'no visible characters';
-  const total = charCounter(visible);
+  const { visible: total, letters, majority } = characterStats(text);
+  if (total === 0) return 'no visible characters';
   let urlLength = 0;
-  for (const match of text.matchAll(URL_PATTERN)) urlLength += charCounter(match[0]);
+  if (URL_HINT.test(text)) for (const match of text.matchAll(URL_PATTERN)) urlLength += charCounter(match[0]);
   if (urlLength / total > URL_SHARE) return `mostly URLs (${percent(urlLength / total)} of characters)`;
-  // Deleting the non-letters and counting what is left allocates one string, not one per letter.
-  const letters = charCounter(visible.replace(NOT_LETTERS, ''));
   const ratio = letters / total;
   if (ratio < minLetterRatio) return `letter ratio ${ratio.toFixed(2)} < ${minLetterRatio} (mostly digits, symbols or punctuation)`;
   if (total >= REPEAT_MIN_LENGTH) {
-    const share = majorityShare(visible, total);
+    const share = majority * 2 > total ? majority / total : 0;
     if (share > REPEAT_SHARE) return `one character repeated (${percent(share)} of characters)`;
   }
   return undefined;
 }
 
+/** A cheap necessary condition for {@link URL_PATTERN} (no Unicode mode: a plain scan). */
+const URL_HINT = /https?:\/\/|www\./i;
+const WHITESPACE_CHARACTER = /^\s$/u;
+const LETTER_OR_MARK = /^[\p{L}\p{M}]$/u;
+const WHITESPACE = 1;
+const LETTER = 2;
+const OTHER = 3;
+/** The class of each BMP code unit, filled in on first sight (0: not yet seen). */
+const unitClasses = new Uint8Array(0x10000);
+
+function classOf(character: string): number {
+  return WHITESPACE_CHARACTER.test(character) ? WHITESPACE : LETTER_OR_MARK.test(character) ? LETTER : OTHER;
+}
+
 /**
- * The share of the most frequent code point when one makes up more than half of the text, else 0.
- * Boyer–Moore majority vote: one pass to find the only possible candidate, one to count it — no map.
+ * One pass over the code points of `text`: how many are not whitespace (`\s`), how many of those
+ * are letters or marks (`\p{L}`, `\p{M}`), and how often the most frequent visible code point
+ * occurs when it could be a majority (Boyer–Moore vote, then one counting pass; else 0). A lone
+ * surrogate counts as one visible, non-letter code point.
  */
-function majorityShare(text: string, total: number): number {
+function characterStats(text: string): { visible: number; letters: number; majority: number } {
+  let visible = 0;
+  let letters = 0;
   let candidate = -1;
   let votes = 0;
-  for (const character of text) {
-    const code = character.codePointAt(0) as number;
+  const length = text.length;
+  for (let index = 0; index < length; index++) {
+    let point = text.charCodeAt(index);
+    let kind: number;
+    const next = index + 1 < length ? text.charCodeAt(index + 1) : 0;
+    if (point >= 0xd800 && point <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+      kind = classOf(text.slice(index, index + 2));
+      point = (point - 0xd800) * 0x400 + (next - 0xdc00) + 0x10000;
+      index++;
+    } else {
+      kind = unitClasses[point] as number;
+      if (kind === 0) unitClasses[point] = kind = classOf(String.fromCharCode(point));
+    }
+    if (kind === WHITESPACE) continue;
+    visible++;
+    if (kind === LETTER) letters++;
     if (votes === 0) {
-      candidate = code;
+      candidate = point;
       votes = 1;
-    } else votes += code === candidate ? 1 : -1;
+    } else votes += point === candidate ? 1 : -1;
   }
-  let count = 0;
-  for (const character of text) if (character.codePointAt(0) === candidate) count++;
-  return count * 2 > total ? count / total : 0;
+  if (visible < REPEAT_MIN_LENGTH) return { visible, letters, majority: 0 };
+  let majority = 0;
+  if (candidate > 0xffff || (candidate >= 0xd800 && candidate <= 0xdfff)) {
+    // Astral or lone surrogate: compare whole code points.
+    for (const character of text) if (character.codePointAt(0) === candidate) majority++;
+  } else for (let index = 0; index < length; index++) if (text.charCodeAt(index) === candidate) majority++;
+  return { visible, letters, majority };
 }
 
 function percent(share: number): string {
@@ -139,15 +171,17 @@ export class ChunkFilter implements ChunkFilterStrategy {
     });
 
     if (config.exactDuplicates) {
-      const byHash = new Map<string, Candidate>();
+      // Keyed by the content key itself (a Map compares whole strings, so this is exactly "same
+      // SHA-256 of the content key" without hashing every candidate); the digest names a drop.
+      const byKey = new Map<string, Candidate>();
       const losers = new Set<Candidate>();
       for (const candidate of [...survivors].sort(byQuality)) {
-        const hash = sha256(collapseWhitespace(normalizedText(candidate)));
-        const best = byHash.get(hash);
+        const key = collapseWhitespace(normalizedText(candidate));
+        const best = byKey.get(key);
         if (best) {
           losers.add(candidate);
-          dropped.push({ chunkId: candidate.item.chunk.id, reason: 'exact_duplicate', duplicateOf: best.item.chunk.id, detail: `same normalised text (sha256 ${hash.slice(0, 12)})` });
-        } else byHash.set(hash, candidate);
+          dropped.push({ chunkId: candidate.item.chunk.id, reason: 'exact_duplicate', duplicateOf: best.item.chunk.id, detail: `same normalised text (sha256 ${sha256(key).slice(0, 12)})` });
+        } else byKey.set(key, candidate);
       }
       survivors = survivors.filter((candidate) => !losers.has(candidate));
     }
@@ -176,27 +210,37 @@ export class ChunkFilter implements ChunkFilterStrategy {
   }
 
   /**
-   * Visits candidates best first; each is compared only with already-kept candidates that share an
-   * LSH band with it (O(n · bands) bucket work plus the verified pairs), and dropped when the exact
-   * Jaccard similarity of their shingle sets reaches the threshold.
+   * Visits candidates best first and drops one when the exact Jaccard similarity of its shingle
+   * set with an already-kept candidate reaches the threshold. Which kept candidates it is compared
+   * with depends on how many there are: up to `2 × permutations` candidates, all of them (exact and
+   * cheaper than hashing: a merge of two sorted arrays per pair costs less than `permutations`
+   * hashes per shingle, and a prefix filter skips most pairs after a fifth of that); beyond
+   * that, only those sharing an LSH band (O(n · bands) bucket work plus the verified pairs).
    */
   private nearDuplicates(survivors: readonly Candidate[], dropped: DroppedChunk[]): Set<Candidate> {
-    const { threshold, shingleSize } = this.config.nearDuplicates;
+    const { threshold, shingleSize, permutations } = this.config.nearDuplicates;
+    const exhaustive = threshold <= 0 || survivors.length <= 2 * permutations;
     const losers = new Set<Candidate>();
     const buckets = new Map<number, Candidate[]>();
-    const shingles = new Map<Candidate, Set<number>>();
+    const shingles = new Map<Candidate, Uint32Array>();
     const kept: Candidate[] = [];
     for (const candidate of [...survivors].sort(byQuality)) {
-      const set = shingleSet(words(normalizedText(candidate)), shingleSize);
+      const set = shingleHashes(words(normalizedText(candidate)), shingleSize);
       shingles.set(candidate, set);
-      if (set.size === 0) continue;
-      const keys = bandKeys(this.hasher.signature(set), this.layout);
-      const others = new Set<Candidate>();
-      if (threshold <= 0) for (const other of kept) others.add(other);
-      else for (const key of keys) for (const other of buckets.get(key) ?? []) others.add(other);
+      if (set.length === 0) continue;
+      const keys = exhaustive ? [] : bandKeys(this.hasher.signature(set), this.layout);
+      let others: Iterable<Candidate> = kept;
+      if (!exhaustive) {
+        const banded = new Set<Candidate>();
+        for (const key of keys) for (const other of buckets.get(key) ?? []) banded.add(other);
+        others = banded;
+      }
       let match: { other: Candidate; similarity: number } | undefined;
       for (const other of others) {
-        const similarity = jaccard(set, shingles.get(other) as Set<number>);
+        const otherSet = shingles.get(other) as Uint32Array;
+        // Sizes and the sets' smallest hashes rule most pairs out before a full merge.
+        if (!mayReachJaccard(set, otherSet, threshold)) continue;
+        const similarity = sortedJaccard(set, otherSet);
         if (similarity >= threshold && (!match || similarity > match.similarity || (similarity === match.similarity && byQuality(other, match.other) < 0))) {
           match = { other, similarity };
         }

@@ -1,6 +1,6 @@
 export { QueryAnalyzer, type QueryAnalyzerOptions, type QuerySignals } from './query-analyzer.js';
 export { ChunkFilter, contentHash, contentKey, noiseReason } from './chunk-filter.js';
-export { MinHasher, bandLayout, jaccard, shingleSet } from './minhash.js';
+export { MinHasher, bandLayout, jaccard, mayReachJaccard, shingleHashes, shingleSet, sortedJaccard } from './minhash.js';
 export { CompositeRanker, sourceQualityOf, type CompositeRankerOptions, type RankOutcome } from './composite-ranker.js';
 export { ContextGuard, REDACTION_MARK, endsAtSentenceBoundary, warningToString, type ContextGuardOptions, type GuardCode } from './context-guard.js';
 export { INJECTION_PATTERNS, findInjections } from './injection-patterns.js';

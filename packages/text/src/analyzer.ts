@@ -9,7 +9,7 @@ import type { ArabicNormalizeOptions } from './normalization.js';
 import { normalizeTextResolved } from './normalization.js';
 import { ENGLISH_STOPWORDS, arabicStopwordsFor } from './stopwords.js';
 import type { Token, TokenScript } from './tokenizer.js';
-import { createTokenRegex, scriptOfMatch, tokenizeUnchecked } from './tokenizer.js';
+import { forEachToken, tokenizeUnchecked } from './tokenizer.js';
 
 /** Arabic stemmers: `'light'` ({@link stemArabic}), `'snowball'` ({@link snowballStemArabic}) or none. */
 export type ArabicStemmerName = 'light' | 'snowball' | 'none';
@@ -100,7 +100,6 @@ export class Analyzer {
   readonly options: Readonly<ResolvedAnalyzerOptions>;
   private readonly cache = new BoundedCache<string, TermsOfToken>(100_000);
   private readonly arabicStopwords: ReadonlySet<string>;
-  private readonly tokenRegex = createTokenRegex();
 
   constructor(options?: AnalyzerOptions) {
     const resolved = resolveAnalyzerOptions(options);
@@ -112,22 +111,14 @@ export class Analyzer {
   analyze(text: string): string[] {
     requireString(text, 'text');
     const terms: string[] = [];
-    // The hot path of indexing: walk the token regex directly instead of materialising Token
-    // objects, and look each token text up in the memo before doing any work on it.
-    const regex = this.tokenRegex;
-    regex.lastIndex = 0;
-    let match: RegExpExecArray | null;
-    while ((match = regex.exec(text)) !== null) {
-      const word = match[0];
-      let result = this.cache.get(word);
-      if (result === undefined) {
-        result = this.computeTerms(word, scriptOfMatch(match));
-        this.cache.set(word, result);
-      }
-      if (result === null) continue;
+    // The hot path of indexing: walk the tokens' offsets instead of materialising Token objects,
+    // and look each token text up in the memo before doing any work on it.
+    forEachToken(text, (start, end, script) => {
+      const result = this.termsOf(text.slice(start, end), script);
+      if (result === null) return;
       if (typeof result === 'string') terms.push(result);
       else for (const term of result) terms.push(term);
-    }
+    });
     return terms;
   }
 
@@ -135,24 +126,26 @@ export class Analyzer {
   analyzeTokens(text: string): AnalyzedToken[] {
     requireString(text, 'text');
     const analyzed: AnalyzedToken[] = [];
-    const regex = this.tokenRegex;
-    regex.lastIndex = 0;
-    let match: RegExpExecArray | null;
-    while ((match = regex.exec(text)) !== null) {
-      const word = match[0];
-      const script = scriptOfMatch(match);
-      let result = this.cache.get(word);
-      if (result === undefined) {
-        result = this.computeTerms(word, script);
-        this.cache.set(word, result);
-      }
+    forEachToken(text, (start, end, script) => {
+      const word = text.slice(start, end);
+      const result = this.termsOf(word, script);
       // Stopwords produce no Token object at all.
-      if (result === null) continue;
-      const token: Token = { text: word, start: match.index, end: match.index + word.length, script };
+      if (result === null) return;
+      const token: Token = { text: word, start, end, script };
       if (typeof result === 'string') analyzed.push({ term: result, token });
       else for (const term of result) analyzed.push({ term, token });
-    }
+    });
     return analyzed;
+  }
+
+  /** The memoised terms of one token. */
+  private termsOf(word: string, script: TokenScript): TermsOfToken {
+    let result = this.cache.get(word);
+    if (result === undefined) {
+      result = this.computeTerms(word, script);
+      this.cache.set(word, result);
+    }
+    return result;
   }
 
   private computeTerms(text: string, script: TokenScript): TermsOfToken {

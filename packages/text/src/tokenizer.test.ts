@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { tokenize, words } from './tokenizer.js';
+import fc from 'fast-check';
+import { createTokenRegex, scriptOfMatch, tokenize, words } from './tokenizer.js';
 
 describe('tokenize', () => {
   it('splits mixed Arabic/English text with script per token', () => {
@@ -46,5 +47,30 @@ describe('tokenize', () => {
   it('rejects non-strings', () => {
     expect(() => tokenize(undefined as unknown as string)).toThrow('text must be a string, got undefined');
     expect(() => words({} as unknown as string)).toThrow('text must be a string, got object');
+  });
+});
+
+describe('tokenize: the ASCII fast path', () => {
+  // The definition: every match of the token regex, in order.
+  const byRegex = (text: string) => [...text.matchAll(createTokenRegex())].map((match) => ({ text: match[0], start: match.index, end: match.index + match[0].length, script: scriptOfMatch(match) }));
+  const pieces = fc.constantFrom(
+    'word', 'Word', 'p53', 'covid-19', ' ', '.', ',', '\n', '2024', 'e\u0301', '\u0301', '\u00ad', '\u200c', '\u200d', 'é', 'ß', 'ª', 'µ', '–',
+    'العربية', 'مُحَمَّدٌ', 'ـ', '،', '؛', '؟', '٢٠٢٤', '۱۲', 'Ω', 'Привет', '漢字', '😀', '\ud800', '1\u0301', 'x\u0640', '\u0640y',
+  );
+  const text = fc.oneof(fc.string({ maxLength: 60, unit: 'binary' }), fc.string({ maxLength: 60 }), fc.array(pieces, { maxLength: 40 }).map((list) => list.join('')));
+
+  it('finds exactly the tokens the token regex finds (English, Arabic, marks, joiners, mixed)', () => {
+    fc.assert(
+      fc.property(text, (input) => {
+        expect(tokenize(input)).toEqual(byRegex(input));
+        expect(words(input)).toEqual(byRegex(input).map((token) => token.text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('hands runs that reach a non-ASCII continuation to the regex', () => {
+    expect(words('cafe\u0301 naïve co\u00adoperate x\u200dy 12\u0661')).toEqual(['cafe\u0301', 'naïve', 'co\u00adoperate', 'x\u200dy', '12\u0661']);
+    expect(tokenize('abc–def').map((token) => [token.text, token.start, token.script])).toEqual([['abc', 0, 'latin'], ['def', 4, 'latin']]);
   });
 });

@@ -48,25 +48,64 @@ export function scriptOfMatch(match: RegExpExecArray): TokenScript {
   return match[1] !== undefined ? 'arabic' : match[2] !== undefined ? 'latin' : match[3] !== undefined ? 'digit' : 'other';
 }
 
+/** Per ASCII code unit: 0 never part of a token, 1 Latin letter, 2 digit. */
+const ASCII_KIND = new Uint8Array(128);
+for (let code = 0x41; code <= 0x5a; code++) ASCII_KIND[code] = ASCII_KIND[code + 0x20] = 1;
+for (let code = 0x30; code <= 0x39; code++) ASCII_KIND[code] = 2;
+
+/**
+ * Internal: calls `visit(start, end, script)` for every token of `text`, in order — exactly the
+ * matches of the token regex, which stays the definition. ASCII is scanned by hand (the regex's
+ * Unicode classes cost most of the time on English text): an ASCII character that is not a letter
+ * or digit can never start a token, and a run of ASCII letters (or digits) followed by another
+ * ASCII character or the end is a whole token. Everything else — a run that reaches a non-ASCII
+ * character (an accent, a mark, a joiner may continue it), Arabic, other scripts — goes to the
+ * regex from the same position. Re-entrant: `visit` may tokenize other text.
+ */
+export function forEachToken(text: string, visit: (start: number, end: number, script: TokenScript) => void): void {
+  const length = text.length;
+  let index = 0;
+  while (index < length) {
+    const code = text.charCodeAt(index);
+    if (code < 128) {
+      const kind = ASCII_KIND[code] as number;
+      if (kind === 0) {
+        index++;
+        continue;
+      }
+      let end = index + 1;
+      let next = end < length ? text.charCodeAt(end) : -1;
+      while (next >= 0 && next < 128 && ASCII_KIND[next] === kind) next = ++end < length ? text.charCodeAt(end) : -1;
+      if (next < 128) {
+        visit(index, end, kind === 1 ? 'latin' : 'digit');
+        index = end;
+        continue;
+      }
+    }
+    const regex = TOKEN_REGEX;
+    regex.lastIndex = index;
+    const match = regex.exec(text);
+    if (match === null) return;
+    index = match.index + match[0].length;
+    visit(match.index, index, scriptOfMatch(match));
+  }
+}
+
 /** Internal: tokenize without validation. */
 export function tokenizeUnchecked(text: string): Token[] {
   const tokens: Token[] = [];
-  const regex = TOKEN_REGEX;
-  regex.lastIndex = 0;
-  let match: RegExpExecArray | null;
-  while ((match = regex.exec(text)) !== null) {
-    const value = match[0];
-    tokens.push({ text: value, start: match.index, end: match.index + value.length, script: scriptOfMatch(match) });
-  }
+  forEachToken(text, (start, end, script) => {
+    tokens.push({ text: text.slice(start, end), start, end, script });
+  });
   return tokens;
 }
 
 /** Internal: number of tokens, without allocating them (the word counter's hot path). */
 export function countTokensUnchecked(text: string): number {
-  const regex = TOKEN_REGEX;
-  regex.lastIndex = 0;
   let count = 0;
-  while (regex.exec(text) !== null) count++;
+  forEachToken(text, () => {
+    count++;
+  });
   return count;
 }
 
@@ -86,9 +125,8 @@ export function tokenize(text: string): Token[] {
 export function words(text: string): string[] {
   requireString(text, 'text');
   const result: string[] = [];
-  const regex = TOKEN_REGEX;
-  regex.lastIndex = 0;
-  let match: RegExpExecArray | null;
-  while ((match = regex.exec(text)) !== null) result.push(match[0]);
+  forEachToken(text, (start, end) => {
+    result.push(text.slice(start, end));
+  });
   return result;
 }

@@ -2,7 +2,7 @@ import type { LengthCounter } from '@zerda/types';
 import { invalidArgument } from '@zerda/types';
 import { charCounter } from './counters.js';
 import { optionalObject, rejectUnknownKeys, requireString } from './input-validation.js';
-import { createTokenRegex } from './tokenizer.js';
+import { forEachToken } from './tokenizer.js';
 
 /** Options of {@link truncateAtWordBoundary}. */
 export interface TruncateOptions {
@@ -26,9 +26,10 @@ function isWhitespaceAt(text: string, index: number): boolean {
 function boundariesUpTo(text: string, limit: number): number[] {
   const scope = text.slice(0, limit);
   const tokenEnds: number[] = [];
-  const tokenRegex = createTokenRegex();
+  forEachToken(scope, (_start, end) => {
+    tokenEnds.push(end);
+  });
   let match: RegExpExecArray | null;
-  while ((match = tokenRegex.exec(scope)) !== null) tokenEnds.push(match.index + match[0].length);
   const chunkEnds: number[] = [];
   CHUNK_END.lastIndex = 0;
   while ((match = CHUNK_END.exec(scope)) !== null) chunkEnds.push(match.index);
