@@ -79,7 +79,7 @@ export interface LanceDbVectorIndexOptions {
    * (compressed, smallest, lossy: re-rank with `refineFactor`), `hnswSq` or `hnswPq`.
    */
   type?: 'ivfPq' | 'ivfFlat' | 'hnswSq' | 'hnswPq';
-  /** IVF partitions (LanceDB default: about sqrt(rows)). */
+  /** IVF partitions. LanceDB 0.31 derives its default from a target partition size (thousands of rows per partition), so a 100k-row table gets few partitions and its default 20 probes scan most of it; set about sqrt(rows) for a real speed-up. */
   numPartitions?: number;
   /** PQ sub-vectors (`ivfPq`, `hnswPq`). */
   numSubVectors?: number;
