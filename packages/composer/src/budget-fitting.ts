@@ -298,6 +298,32 @@ export function fitQueryFocused(composition: Composition, relevances: readonly C
   return { fitted, skipped };
 }
 
+/**
+ * What a fit is worth under the query-focused objective: per chunk, the value of each sentence
+ * it keeps (in proportion to how much of the sentence is kept), the most valuable first, each
+ * further one discounted by {@link DIMINISHING_RETURN}. Lets a different fit (rank order, a cut)
+ * be compared with the greedy query-focused one.
+ */
+export function fitValue(fitted: readonly FittedChunk[], relevances: ReadonlyMap<Candidate, CandidateRelevance>): number {
+  let total = 0;
+  for (const item of fitted) {
+    const relevance = relevances.get(item.candidate);
+    if (!relevance) continue;
+    const values: number[] = [];
+    relevance.sentences.forEach((sentence, index) => {
+      let kept = 0;
+      for (const span of item.spans) kept += Math.max(0, Math.min(span.end, sentence.end) - Math.max(span.start, sentence.start));
+      const length = sentence.end - sentence.start;
+      if (kept > 0 && length > 0) values.push(sentenceValue(relevance, index) * Math.min(1, kept / length));
+    });
+    values.sort((a, b) => b - a);
+    values.forEach((value, order) => {
+      total += value * DIMINISHING_RETURN ** order;
+    });
+  }
+  return total;
+}
+
 /** Turns the chosen sentences of each chunk into fitted chunks (whole when every sentence is kept). */
 function build(states: readonly ChunkState[]): FittedChunk[] {
   const fitted: FittedChunk[] = [];

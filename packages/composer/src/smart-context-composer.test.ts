@@ -229,6 +229,31 @@ describe('query-focused compression', () => {
     scored('rivers#0', 'Many rivers in Africa are long. The Congo river is the deepest river in the world. Rivers carry sediment.'),
   ];
 
+  it('does not strand a tight budget: a best chunk made of one long sentence is cut to the budget, not squeezed into what others leave (Arabic and English)', () => {
+    const composer = new SmartContextComposer();
+    const cases = [
+      {
+        query: 'ما طول نهر النيل بالكيلومترات؟',
+        best: 'يبلغ طول نهر النيل نحو ستة آلاف وستمئة وخمسين كيلومترا من منابعه في هضبة البحيرات الاستوائية وإثيوبيا حتى مصبه في البحر المتوسط شمال مصر، ويمر عبر إحدى عشرة دولة إفريقية منها أوغندا وجنوب السودان والسودان ومصر، ويعد بذلك من أطول أنهار العالم',
+        other: 'تقع مصر في شمال إفريقيا. عاصمتها القاهرة. يبلغ عدد سكانها أكثر من مئة مليون. نهر صغير يمر بالقرية.',
+      },
+      {
+        query: 'How long is the Nile river in kilometres?',
+        best: 'The Nile river runs about six thousand six hundred and fifty kilometres from its sources in the Great Lakes region and the Ethiopian highlands to its mouth on the Mediterranean coast of northern Egypt, crossing eleven African countries on the way',
+        other: 'Egypt lies in north Africa. Its capital is Cairo. More than a hundred million people live there. A small river crosses the village.',
+      },
+    ];
+    for (const { query, best, other } of cases) {
+      const budget = 200;
+      const result = composer.compose([scored('best#0', best, {}, 1), scored('other#0', other, {}, 0.95)], { budget, analysis: analysisOf(query) });
+      expect(charCounter(result.context)).toBeLessThanOrEqual(budget);
+      const top = result.chunks.find((chunk) => chunk.chunk.id === 'best#0');
+      expect(top?.fit).toBe('truncated');
+      // The answer-bearing chunk gets (nearly) the whole budget, not a remnant.
+      expect(charCounter(result.context.split('\n\n---\n\n')[0]!)).toBeGreaterThan(budget * 0.8);
+    }
+  });
+
   it('keeps the sentences that match the query, in order, with a gap marker, so more chunks fit', () => {
     const composer = new SmartContextComposer();
     const budget = 400;

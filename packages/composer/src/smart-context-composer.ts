@@ -19,7 +19,7 @@ import {
   type TemplateName,
   type UsedChunk,
 } from '@zerda/types';
-import { enforceBudget, fitInRankOrder, fitQueryFocused, type CandidateRelevance, type FitOutcome } from './budget-fitting.js';
+import { enforceBudget, fitInRankOrder, fitQueryFocused, fitValue, type CandidateRelevance, type FitOutcome } from './budget-fitting.js';
 import { Composition } from './composition.js';
 import { contextStats, countPassages, counterUnit } from './context-stats.js';
 import { keptCharacters, renderGroup, wholeChunk, type Candidate, type Ordering } from './passages.js';
@@ -277,7 +277,15 @@ export class SmartContextComposer implements ContextComposer {
       const embeddingWeight = similarity === undefined ? 1 : 0.5 + 0.5 * Math.max(0, Math.min(1, similarity));
       return { sentences: sentences[index]!, sentenceRelevance: coverage[index]!, weight: rankWeight * scoreWeight * embeddingWeight };
     });
-    return fitQueryFocused(composition, relevances, compression === 'always');
+    const focused = fitQueryFocused(composition, relevances, compression === 'always');
+    if (compression === 'always') return focused;
+    // The greedy sentence picking can strand a tight budget: when the best chunk's sentences are
+    // each too long to fit, lower chunks take the room and the best one only gets the rest. Rank
+    // order (whole chunks, the first that does not fit cut) is the other sensible fit; keep
+    // whichever is worth more under the same objective.
+    const byRank = fitInRankOrder(composition);
+    const relevanceOf = new Map(candidates.map((candidate, index) => [candidate, relevances[index]!]));
+    return fitValue(byRank.fitted, relevanceOf) > fitValue(focused.fitted, relevanceOf) ? byRank : focused;
   }
 
   #result(composition: Composition, outcome: FitOutcome): ComposeResult {
