@@ -356,7 +356,7 @@ function cosine(a: Float32Array, b: Float32Array): number {
  * title is embedded once (cached), and each chunk's vector is composed from its parts
  * ({@link composeEmbedding}); a sample of chunks is also embedded whole to report the fidelity.
  */
-async function syntheticInputs(
+export async function syntheticInputs(
   source: string,
   seed: number,
   size: number,
@@ -516,7 +516,7 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       return {
         store,
         settings: hnsw
-          ? 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M 32, efSearch 64 (defaults), cosine as inner product on unit vectors'
+          ? 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M 32, efSearch 128 (defaults), cosine as inner product on unit vectors'
           : 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexFlatIP, exact, cosine as inner product on unit vectors',
         dispose: () => store.close(),
       };

@@ -33,7 +33,7 @@ export interface FaissVectorStoreOptions {
   dimensions?: number;
   /** `flat` (exact; default) or `hnsw` (approximate, for large stores). */
   index?: FaissIndexType;
-  /** HNSW settings: `m` links per node (default 32); `efSearch`, the candidate list a search explores (default 64). */
+  /** HNSW settings: `m` links per node (default 32); `efSearch`, the candidate list a search explores (default 128, as in @zerda/vector-hnswlib). */
   hnsw?: { m?: number; efSearch?: number };
   /** The file `save()` writes and `FaissVectorStore.load` reads when no path is given. */
   path?: string;
@@ -143,7 +143,7 @@ export class FaissVectorStore implements VectorStore {
     const hnsw = options.hnsw ?? {};
     if (hnsw === null || typeof hnsw !== 'object') throw invalidArgument('options.hnsw', 'an object { m, efSearch }', hnsw);
     this.m = hnsw.m === undefined ? 32 : checkInteger(hnsw.m, 'options.hnsw.m', 2, 256);
-    this.efSearch = hnsw.efSearch === undefined ? 64 : checkInteger(hnsw.efSearch, 'options.hnsw.efSearch', 1, 100_000);
+    this.efSearch = hnsw.efSearch === undefined ? 128 : checkInteger(hnsw.efSearch, 'options.hnsw.efSearch', 1, 100_000);
     if (options.path !== undefined && (typeof options.path !== 'string' || options.path.length === 0)) throw invalidArgument('options.path', 'a file path', options.path);
     this.path = options.path;
     this.overFetch = options.overFetch === undefined ? 4 : checkInteger(options.overFetch, 'options.overFetch', 1, 1000);
