@@ -142,6 +142,40 @@ describe.skipIf(!availability.available)(title, () => {
     expect(await store.count()).toBe(1300);
   });
 
+  it('HNSW: efConstruction and efSearch reach the FAISS graph (faiss-node has no setter), survive save/load, and change recall', async () => {
+    const mixture = gaussianMixture({ seed: 5, clusters: 40, dimensions: 48, spread: 0.5 });
+    const chunks = Array.from({ length: 3000 }, (_, i) => chunk(`g${i}`, Array.from(mixture.sample().vector)));
+    const live = new Map(chunks.map((item) => [item.id, item]));
+    const queries = Array.from({ length: 40 }, () => Array.from(mixture.sample().vector));
+    const recall = async (store: FaissVectorStore) => {
+      let found = 0;
+      for (const query of queries) {
+        const expected = new Set(reference(live, query, 10).map((hit) => hit.id));
+        for (const hit of await store.search(query, { k: 10 })) if (expected.has(hit.chunk.id)) found += 1;
+      }
+      return found / (10 * queries.length);
+    };
+    const defaults = new FaissVectorStore({ index: 'hnsw' });
+    await defaults.add(chunks);
+    expect(defaults.hnswParameters).toEqual({ m: 32, efConstruction: 200, efSearch: 128, applied: true });
+    const narrow = new FaissVectorStore({ index: 'hnsw', hnsw: { m: 4, efConstruction: 8, efSearch: 1 } });
+    await narrow.add(chunks);
+    expect(narrow.hnswParameters).toEqual({ m: 4, efConstruction: 8, efSearch: 1, applied: true });
+    const [wide, poor] = [await recall(defaults), await recall(narrow)];
+    expect(wide).toBeGreaterThanOrEqual(0.95);
+    expect(poor).toBeLessThan(wide - 0.1);
+
+    const file = join(directory, 'hnsw-parameters.zfaiss');
+    await defaults.save(file);
+    const loaded = await FaissVectorStore.load(file);
+    expect(loaded.hnswParameters).toEqual({ m: 32, efConstruction: 200, efSearch: 128, applied: true });
+    for (const query of queries.slice(0, 5)) {
+      expect((await loaded.search(query, { k: 10 })).map((hit) => hit.chunk.id)).toEqual((await defaults.search(query, { k: 10 })).map((hit) => hit.chunk.id));
+    }
+    expect(new FaissVectorStore().hnswParameters.applied).toBe(false);
+    expect((await rejection(async () => new FaissVectorStore({ index: 'hnsw', hnsw: { efSerch: 10 } as never }))).message).toMatch(/options\.hnsw\.efSerch/);
+  });
+
   it('clamps k to what the index holds (FAISS itself throws above it)', async () => {
     for (const index of ['flat', 'hnsw'] as const) {
       const store = new FaissVectorStore({ index, metric: 'l2' });

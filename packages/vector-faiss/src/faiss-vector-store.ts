@@ -33,8 +33,13 @@ export interface FaissVectorStoreOptions {
   dimensions?: number;
   /** `flat` (exact; default) or `hnsw` (approximate, for large stores). */
   index?: FaissIndexType;
-  /** HNSW settings: `m` links per node (default 32); `efSearch`, the candidate list a search explores (default 128, as in @zerda/vector-hnswlib). */
-  hnsw?: { m?: number; efSearch?: number };
+  /**
+   * HNSW settings: `m` links per node (default 32); `efConstruction`, the candidate list while
+   * inserting (default 200); `efSearch`, the candidate list a search explores (default 128) — the
+   * same defaults as @zerda/vector-hnswlib. faiss-node has no setter for the last two; see
+   * {@link FaissVectorStore.hnswParameters}.
+   */
+  hnsw?: { m?: number; efConstruction?: number; efSearch?: number };
   /** The file `save()` writes and `FaissVectorStore.load` reads when no path is given. */
   path?: string;
   /** First over-fetch factor for filtered searches answered by FAISS. Default 4. */
@@ -47,7 +52,10 @@ export interface FaissVectorStoreOptions {
 
 /** Search knobs besides `k` and `filter`. */
 export interface FaissSearchOptions extends VectorSearchOptions {
-  /** HNSW candidate list for this query (FAISS explores at least `max(efSearch, k)` candidates). */
+  /**
+   * How many candidates to ask FAISS for (at least `k`; the best `k` that pass are returned). The
+   * graph walk itself explores the index's `efSearch`, fixed when the index is created.
+   */
   efSearch?: number;
 }
 
@@ -57,6 +65,10 @@ interface Entry {
   vector: Float32Array;
   label: number;
 }
+
+/** FAISS's own HNSW defaults (faiss/impl/HNSW.h), in effect when they cannot be changed. */
+const FAISS_DEFAULT_EF_CONSTRUCTION = 40;
+const FAISS_DEFAULT_EF_SEARCH = 16;
 
 const OPTION_KEYS = new Set(['metric', 'dimensions', 'index', 'hnsw', 'path', 'overFetch', 'exactFilterShare', 'autoCompact']);
 const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
@@ -119,7 +131,9 @@ export class FaissVectorStore implements VectorStore {
   private readonly faiss = loadFaiss();
   private dimensionsValue: number | undefined;
   private readonly m: number;
+  private readonly efConstruction: number;
   private readonly efSearch: number;
+  private graphParametersApplied = false;
   private readonly path: string | undefined;
   private readonly overFetch: number;
   private readonly exactFilterShare: number;
@@ -141,8 +155,12 @@ export class FaissVectorStore implements VectorStore {
     this.indexType = options.index ?? 'flat';
     this.dimensionsValue = options.dimensions === undefined ? undefined : checkInteger(options.dimensions, 'options.dimensions', 1, 65_536);
     const hnsw = options.hnsw ?? {};
-    if (hnsw === null || typeof hnsw !== 'object') throw invalidArgument('options.hnsw', 'an object { m, efSearch }', hnsw);
+    if (hnsw === null || typeof hnsw !== 'object') throw invalidArgument('options.hnsw', 'an object { m, efConstruction, efSearch }', hnsw);
+    for (const key of Object.keys(hnsw)) {
+      if (!['m', 'efConstruction', 'efSearch'].includes(key)) throw invalidArgument(`options.hnsw.${key}`, 'one of m, efConstruction, efSearch', `unknown key "${key}"`);
+    }
     this.m = hnsw.m === undefined ? 32 : checkInteger(hnsw.m, 'options.hnsw.m', 2, 256);
+    this.efConstruction = hnsw.efConstruction === undefined ? 200 : checkInteger(hnsw.efConstruction, 'options.hnsw.efConstruction', 1, 100_000);
     this.efSearch = hnsw.efSearch === undefined ? 128 : checkInteger(hnsw.efSearch, 'options.hnsw.efSearch', 1, 100_000);
     if (options.path !== undefined && (typeof options.path !== 'string' || options.path.length === 0)) throw invalidArgument('options.path', 'a file path', options.path);
     this.path = options.path;
@@ -161,12 +179,51 @@ export class FaissVectorStore implements VectorStore {
     return this.deleted;
   }
 
+  /**
+   * The HNSW graph's settings as FAISS holds them. `applied` is false when the configured
+   * `efConstruction`/`efSearch` could not be set (a FAISS build whose serialised layout differs),
+   * in which case FAISS's defaults (40 and 16) are in effect; always false for flat indexes.
+   */
+  get hnswParameters(): { m: number; efConstruction: number; efSearch: number; applied: boolean } {
+    return this.graphParametersApplied
+      ? { m: this.m, efConstruction: this.efConstruction, efSearch: this.efSearch, applied: true }
+      : { m: this.m, efConstruction: FAISS_DEFAULT_EF_CONSTRUCTION, efSearch: FAISS_DEFAULT_EF_SEARCH, applied: false };
+  }
+
   private newIndex(dimensions: number): FaissIndex {
     const metric = this.metric === 'l2' ? this.faiss.MetricType.METRIC_L2 : this.faiss.MetricType.METRIC_INNER_PRODUCT;
+    let index: FaissIndex;
     try {
-      return this.faiss.Index.fromFactory(dimensions, this.indexType === 'hnsw' ? `HNSW${this.m},Flat` : 'Flat', metric);
+      index = this.faiss.Index.fromFactory(dimensions, this.indexType === 'hnsw' ? `HNSW${this.m},Flat` : 'Flat', metric);
     } catch (error) {
       throw createError('ZERDA_BACKEND_ERROR', { component: 'FAISS', operation: 'index_factory', reason: error instanceof Error ? error.message : String(error) }, error);
+    }
+    return this.indexType === 'hnsw' ? this.withGraphParameters(index) : index;
+  }
+
+  /**
+   * faiss-node exposes no setter for HNSW's `efConstruction` and `efSearch`, and FAISS's graph walk
+   * explores `efSearch` candidates however many results are asked for — with its default of 16,
+   * recall stays where it is. So a new, empty graph is serialised, the two fields are set in its
+   * header and it is read back. In an empty graph the header holds (entry point −1, max level −1,
+   * efConstruction 40, efSearch 16), a run of four 32-bit integers found exactly once; when the run
+   * is not found exactly once (another FAISS layout), FAISS's defaults stay and
+   * {@link hnswParameters} says so.
+   */
+  private withGraphParameters(index: FaissIndex): FaissIndex {
+    this.graphParametersApplied = false;
+    const buffer = index.toBuffer();
+    const header = Buffer.from(new Int32Array([-1, -1, FAISS_DEFAULT_EF_CONSTRUCTION, FAISS_DEFAULT_EF_SEARCH]).buffer);
+    const at = buffer.indexOf(header);
+    if (at < 0 || buffer.indexOf(header, at + 1) >= 0) return index;
+    buffer.writeInt32LE(this.efConstruction, at + 8);
+    buffer.writeInt32LE(this.efSearch, at + 12);
+    try {
+      const patched = this.faiss.Index.fromBuffer(buffer);
+      this.graphParametersApplied = true;
+      return patched;
+    } catch {
+      return index;
     }
   }
 
@@ -296,12 +353,12 @@ export class FaissVectorStore implements VectorStore {
 
   /**
    * The `k` chunks most similar to `vector`, best first, each matching `filter`. Flat indexes
-   * are exact; HNSW explores `max(efSearch, k)` candidates. Deleted HNSW labels and chunks the
+   * are exact; an HNSW graph walk explores the index's `efSearch` candidates. Deleted HNSW labels and chunks the
    * filter rejects are skipped, with more candidates fetched until `k` remain.
    */
   async search(vector: Embedding, options: FaissSearchOptions): Promise<VectorSearchHit[]> {
     const { k, filter } = validateSearchOptions(options);
-    const efSearch = options.efSearch === undefined ? this.efSearch : checkInteger(options.efSearch, 'options.efSearch', 1, 100_000);
+    const candidates = options.efSearch === undefined ? undefined : checkInteger(options.efSearch, 'options.efSearch', 1, 100_000);
     const query = validateEmbedding(vector, 'vector', this.dimensionsValue);
     if (k === 0 || !this.index || this.entries.size === 0) return [];
     const exactly = (entries: Iterable<Entry>): VectorSearchHit[] =>
@@ -322,7 +379,7 @@ export class FaissVectorStore implements VectorStore {
     const total = this.index.ntotal();
     const share = allowed ? allowed.size / this.entries.size : 1;
     let fetch = Math.min(total, Math.ceil((k + this.deleted) / share) * (allowed ? this.overFetch : 1));
-    if (this.indexType === 'hnsw') fetch = Math.min(total, Math.max(fetch, efSearch));
+    if (this.indexType === 'hnsw' && candidates !== undefined) fetch = Math.min(total, Math.max(fetch, candidates));
     for (;;) {
       const found = this.searchIndex(query, fetch).filter(({ entry }) => !allowed || allowed.has(entry.chunk.id));
       if (fetch >= total && found.length < Math.min(k, allowed?.size ?? this.entries.size)) {
@@ -388,7 +445,8 @@ export class FaissVectorStore implements VectorStore {
       metric: this.metric,
       indexType: this.indexType,
       dimensions: this.dimensionsValue ?? 0,
-      hnsw: { m: this.m, efSearch: this.efSearch },
+      // efConstruction is recorded only when the graph really has it (and efSearch): load() reads it that way.
+      hnsw: this.graphParametersApplied ? { m: this.m, efConstruction: this.efConstruction, efSearch: this.efSearch } : { m: this.m, efSearch: this.efSearch },
       labels: this.labels,
       chunks: live.map((entry) => entry.chunk),
       vectors: live.map((entry) => entry.vector),
@@ -431,6 +489,7 @@ export class FaissVectorStore implements VectorStore {
         throw createError('ZERDA_STORE_CORRUPT', { path, reason: `the index holds ${index.ntotal()} vectors of ${index.getDimension()} dimensions, the file lists ${contents.labels.length} of ${contents.dimensions}` });
       }
       store.index = index;
+      store.graphParametersApplied = contents.indexType === 'hnsw' && contents.hnsw.efConstruction !== undefined;
     }
     store.labels = contents.labels;
     store.deleted = contents.labels.filter((id) => id === null).length;

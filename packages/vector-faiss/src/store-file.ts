@@ -18,7 +18,7 @@ export interface StoreFileContents {
   metric: VectorMetric;
   indexType: 'flat' | 'hnsw';
   dimensions: number;
-  hnsw: { m: number; efSearch: number };
+  hnsw: { m: number; efSearch: number; efConstruction?: number };
   /** Label to chunk id (`null`: a deleted HNSW label). */
   labels: Array<string | null>;
   /** Live chunks, without embeddings. */
@@ -35,7 +35,7 @@ interface Header {
   metric: VectorMetric;
   indexType: 'flat' | 'hnsw';
   dimensions: number;
-  hnsw: { m: number; efSearch: number };
+  hnsw: { m: number; efSearch: number; efConstruction?: number };
   labels: Array<string | null>;
   chunks: DocumentChunk[];
   indexBytes: number;
