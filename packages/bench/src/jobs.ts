@@ -516,7 +516,7 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       return {
         store,
         settings: hnsw
-          ? 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M 32, efSearch 128 (defaults), cosine as inner product on unit vectors'
+          ? 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M 32, efConstruction 200, efSearch 128 (defaults; set in the serialised graph header, faiss-node has no setter), cosine as inner product on unit vectors'
           : 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexFlatIP, exact, cosine as inner product on unit vectors',
         dispose: () => store.close(),
       };
