@@ -3,6 +3,7 @@ export * from './validation.js';
 export * from './json.js';
 export * from './chunk.js';
 export * from './filter.js';
+export * from './filter-pushdown.js';
 export * from './scored.js';
 export * from './analysis.js';
 export * from './config.js';
