@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
-import { matchesFilter, parseMetadataFilter, type DocumentChunk, type FilterScalar, type JsonValue, type Metadata, type MetadataFilter } from '@zerda/types';
+import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
+import { filterArbitraries } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPGlite, uniqueCollection } from './__fixtures__/databases.js';
 import { compileFilter } from './filter-sql.js';
@@ -116,42 +117,14 @@ describe('filters in PostgreSQL', () => {
 
   it('agree with matchesFilter on random chunks and random filters (differential property)', async () => {
     const store = new PgVectorStore({ connection: database, collection: uniqueCollection('property'), hnsw: false });
-    const keys = ['lang', 'year', 'tags', 'docId', 'source', "'; DROP TABLE x; --", 'مفتاح', 'constructor', 'a"b'];
-    const strings = ['', 'a', 'A', 'ab', 'b', 'z', '1', 'null', 'true', "O'Reilly", 'back\\slash', 'مرحبا', 'مَرْحَبًا', 'عربي', '😀', '\uFFFF', 'doc1', 'src1'];
-    const numbers = [0, 1, -1, 1.5, 2, 2020, 2021, -0.25, 1e21, 1e-7];
-    const scalar: fc.Arbitrary<FilterScalar> = fc.oneof(fc.constantFrom(...strings), fc.constantFrom(...numbers), fc.boolean(), fc.constant(null));
-    const ordered: fc.Arbitrary<string | number> = fc.oneof(fc.constantFrom(...strings), fc.constantFrom(...numbers));
-    const value: fc.Arbitrary<JsonValue> = fc.oneof(
-      { weight: 4, arbitrary: scalar },
-      { weight: 2, arbitrary: fc.array(scalar, { maxLength: 3 }) },
-      { weight: 1, arbitrary: fc.array(fc.array(scalar, { maxLength: 2 }), { minLength: 1, maxLength: 2 }) },
-      { weight: 1, arbitrary: fc.dictionary(fc.constantFrom('x', 'lang'), scalar, { maxKeys: 2 }) },
-    );
-    const metadata = fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 5 });
-    const row = fc.record({ metadata, docId: fc.constantFrom('doc1', 'doc2', 'مستند'), source: fc.constantFrom('src1', 'src2', '😀') });
-    const operator = fc.oneof(
-      fc.record({ $eq: scalar }),
-      fc.record({ $ne: scalar }),
-      fc.record({ $gt: ordered }),
-      fc.record({ $gte: ordered }),
-      fc.record({ $lt: ordered }),
-      fc.record({ $lte: ordered }),
-      fc.record({ $in: fc.array(scalar, { maxLength: 3 }) }),
-      fc.record({ $nin: fc.array(scalar, { maxLength: 3 }) }),
-      fc.record({ $exists: fc.boolean() }),
-    );
-    // One or two operators per field: with more, the conjunction is nearly always empty and proves little.
-    const operators = fc.tuple(operator, fc.option(operator)).map(([first, second]) => ({ ...second, ...first }));
-    const condition = fc.oneof(scalar, operators);
-    const { filter } = fc.letrec<{ filter: MetadataFilter; field: MetadataFilter; logical: MetadataFilter }>((tie) => ({
-      field: fc.dictionary(fc.constantFrom(...keys), condition, { minKeys: 1, maxKeys: 2 }) as fc.Arbitrary<MetadataFilter>,
-      logical: fc.oneof(
-        fc.record({ $and: fc.array(tie('filter'), { minLength: 1, maxLength: 3 }) }),
-        fc.record({ $or: fc.array(tie('filter'), { minLength: 1, maxLength: 3 }) }),
-        fc.record({ $not: tie('filter') }),
-      ) as fc.Arbitrary<MetadataFilter>,
-      filter: fc.oneof({ depthSize: 'small', withCrossShrink: true }, tie('field'), tie('field'), tie('logical')),
-    }));
+    // The shared generators of @zerda/vector-conformance, with this suite's own keys, strings,
+    // numbers and sources (the lists it has always used).
+    const { row, filter } = filterArbitraries(fc, {
+      keys: ['lang', 'year', 'tags', 'docId', 'source', "'; DROP TABLE x; --", 'مفتاح', 'constructor', 'a"b'],
+      strings: ['', 'a', 'A', 'ab', 'b', 'z', '1', 'null', 'true', "O'Reilly", 'back\\slash', 'مرحبا', 'مَرْحَبًا', 'عربي', '😀', '\uFFFF', 'doc1', 'src1'],
+      numbers: [0, 1, -1, 1.5, 2, 2020, 2021, -0.25, 1e21, 1e-7],
+      sources: ['src1', 'src2', '😀'],
+    });
 
     await fc.assert(
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 25 }), fc.array(filter, { minLength: 1, maxLength: 10 }), async (rows, filters) => {
