@@ -1,3 +1,4 @@
-import { runSwapBackendExample } from './index.js';
+import { runInDatabaseHybrid, runSwapBackendExample } from './index.js';
 
 await runSwapBackendExample();
+await runInDatabaseHybrid();

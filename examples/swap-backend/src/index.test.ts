@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ZerdaError, cosineSimilarity } from '@zerda/context';
 import { faissAvailability } from '@zerda/vector-faiss';
-import { TrigramHashingEmbedder, backends, queries, runSwapBackendExample } from './index.js';
+import { TrigramHashingEmbedder, backends, queries, runInDatabaseHybrid, runSwapBackendExample, textSearchBackends } from './index.js';
 
 describe('swap-backend example', () => {
   // PGlite compiles PostgreSQL (WASM) and runs initdb on start: seconds, many more on a loaded machine.
@@ -37,6 +37,28 @@ describe('swap-backend example', () => {
     }
     expect(filtered!.result.chunks[0]!.chunk.docId).toBe('vector-db-ar');
     expect(lines.filter((line) => line === 'all backends agree')).toHaveLength(queries.length);
+  });
+
+  it("moves keyword search into PostgreSQL and LanceDB with keywordSearch: 'store' and still answers English, Arabic and filtered questions", { timeout: 180_000 }, async () => {
+    const lines: string[] = [];
+    const runs = await runInDatabaseHybrid((line) => lines.push(line));
+    expect(runs.map((run) => run.backend)).toEqual(textSearchBackends.map((backend) => backend.name));
+    expect(runs.map((run) => run.backend)).toEqual(['pgvector', 'lancedb']);
+    for (const run of runs) {
+      const [hnsw, arabic, typos, filtered] = run.outcomes;
+      expect(hnsw!.result.chunks[0]!.chunk.docId, run.backend).toBe('vectors-en');
+      // The keyword side now comes from the database's full-text index, Arabic included.
+      expect(hnsw!.result.chunks[0]!.retrievers, run.backend).toEqual(expect.arrayContaining(['vector', 'keyword']));
+      // Each database scores text its own way (PostgreSQL ts_rank, LanceDB BM25 over a 12-chunk corpus),
+      // so the order of the two relevant Arabic pages may differ; both must be found by keyword.
+      const arabicPage = arabic!.result.chunks.find((chunk) => chunk.chunk.docId === 'arabic-nlp-ar');
+      expect(arabicPage?.retrievers, run.backend).toEqual(expect.arrayContaining(['vector', 'keyword']));
+      expect(arabic!.result.chunks.slice(0, 2).map((chunk) => chunk.chunk.docId).sort(), run.backend).toEqual(['arabic-nlp-ar', 'vector-db-ar']);
+      expect(typos!.result.chunks[0]!.chunk.docId, run.backend).toBe('bm25-en');
+      expect(filtered!.result.chunks.length).toBeGreaterThan(0);
+      for (const chunk of filtered!.result.chunks) expect(chunk.chunk.metadata.lang).toBe('ar');
+    }
+    expect(lines.some((line) => line.includes("keywordSearch: 'store'"))).toBe(true);
   });
 
   it('embeds deterministically and lexically: typos and Arabic spelling variants stay close', async () => {

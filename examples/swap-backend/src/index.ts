@@ -48,10 +48,13 @@ export interface BackendRun {
 
 const rule = (character = '─') => character.repeat(100);
 
-/** The engine code: identical for every backend. */
-async function runOn(store: VectorStore): Promise<QueryOutcome[]> {
+/**
+ * The engine code: identical for every backend. `keywordSearch: 'store'` moves keyword retrieval
+ * into the store's own full-text index (pgvector, LanceDB), so vectors and text both live there.
+ */
+async function runOn(store: VectorStore, keywordSearch: 'memory' | 'store' = 'memory'): Promise<QueryOutcome[]> {
   const engine = new ContextEngine({ config: { composer: { maxContextLength: 800 } } });
-  await engine.index(documents, { embedder, vectorDb: store });
+  await engine.index(documents, { embedder, vectorDb: store, keywordSearch });
   const outcomes: QueryOutcome[] = [];
   for (const { query, metadataFilters } of queries) {
     const result = await engine.run(query, { metadataFilters, useHistory: false });
@@ -78,7 +81,7 @@ export async function runSwapBackendExample(print: (line: string) => void = cons
     }
   }
 
-  print(`embedder: ${embedder.modelId} (lexical character 3-grams, not semantic), hybrid retrieval = vectors + BM25 fused by RRF`);
+  print(`embedder: ${embedder.modelId} (lexical character 3-grams, not semantic), hybrid retrieval = vectors + BM25 (weighted fusion, the default)`);
   queries.forEach(({ query, metadataFilters }, i) => {
     print(`\n${rule('═')}\n${query}${metadataFilters ? `   filter: ${JSON.stringify(metadataFilters)}` : ''}\n${rule()}`);
     print('| backend | store | chunks in the context (retrievers) | vector top 3 (similarity) |');
@@ -92,5 +95,35 @@ export async function runSwapBackendExample(print: (line: string) => void = cons
     const signatures = new Set(runs.map((run) => run.outcomes[i]!.result.chunks.map((chunk) => chunk.chunk.id).join()));
     print(signatures.size === 1 ? 'all backends agree' : 'the backends DISAGREE');
   });
+  return runs;
+}
+
+/** The backends whose store has its own full-text index (`capabilities.textSearch`). */
+export const textSearchBackends = backends.filter((backend) => backend.name === 'pgvector' || backend.name === 'lancedb');
+
+/**
+ * The same engine code with `keywordSearch: 'store'`: BM25-style keyword retrieval runs inside
+ * PostgreSQL (full-text search, Arabic and English configurations) or LanceDB (its inverted index),
+ * fused with the vectors as before — nothing per chunk stays in this process.
+ */
+export async function runInDatabaseHybrid(print: (line: string) => void = console.log): Promise<BackendRun[]> {
+  const runs: BackendRun[] = [];
+  for (const backend of textSearchBackends) {
+    const store = await backend.open();
+    try {
+      runs.push({ backend: backend.name, storeName: store.name, outcomes: await runOn(store, 'store') });
+    } finally {
+      await store.close?.();
+    }
+  }
+  print(`\n${rule('═')}\nkeyword search inside the database: engine.index(chunks, { embedder, vectorDb, keywordSearch: 'store' })\n${rule()}`);
+  print('| backend | query | chunks in the context (retrievers) |');
+  print('|---|---|---|');
+  for (const run of runs) {
+    for (const outcome of run.outcomes) {
+      const chunks = outcome.result.chunks.map((chunk) => `${chunk.chunk.id} (${(chunk.retrievers ?? []).join('+')})`).join(', ');
+      print(`| ${run.backend} | ${outcome.query} | ${chunks || '–'} |`);
+    }
+  }
   return runs;
 }

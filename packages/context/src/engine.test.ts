@@ -163,6 +163,16 @@ describe('ContextEngine indexing', () => {
     expect(typeof top.scores.fused).toBe('number');
   });
 
+  it("keywordSearch: 'store' needs a vectorDb with text search, says so, and leaves the previous corpus intact", async () => {
+    const engine = await indexedEngine();
+    await expectRejects(engine.index(corpus, { keywordSearch: 'store', embedder: bagOfWordsEmbed }), /options\.keywordSearch/);
+    const store = new MemoryVectorStore();
+    await expectRejects(engine.index(corpus, { keywordSearch: 'store', vectorDb: store, embedder: bagOfWordsEmbed }), /textSearch/);
+    await expectRejects(engine.index(corpus, { keywordSearch: 'database' as never }), /keywordSearch/);
+    expect(await store.count()).toBe(0);
+    expect((await engine.run('BM25 ranks documents', { useHistory: false })).chunks[0]?.chunk.docId).toBe('bm25-en');
+  });
+
   it('with addToVectorDb: false points at an already populated store without writing', async () => {
     const store = new MemoryVectorStore();
     const embeddings = bagOfWordsEmbed(corpus.map((chunk) => chunk.text));

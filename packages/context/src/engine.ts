@@ -11,7 +11,7 @@ import {
   warningToString,
 } from '@zerda/context-core';
 import { SmartContextComposer } from '@zerda/composer';
-import { HybridRetriever, KeywordRetriever, VectorRetriever } from '@zerda/retriever';
+import { HybridRetriever, KeywordRetriever, StoreTextRetriever, VectorRetriever } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import {
   type BudgetAllocator,
@@ -235,7 +235,14 @@ export class ContextEngine {
 
   private async buildRetriever(chunks: DocumentChunk[], options: IndexOptions): Promise<Retriever> {
     const retrievalConfig = this.config.retrieval;
-    const keyword = new KeywordRetriever({ k1: retrievalConfig.bm25.k1, b: retrievalConfig.bm25.b, titleWeight: retrievalConfig.bm25.titleWeight });
+    let keyword: KeywordRetriever | StoreTextRetriever;
+    if (options.keywordSearch === 'store') {
+      // Checked before anything is written: the store must answer text queries itself.
+      if (!options.vectorDb) throw invalidArgument('options.keywordSearch', "'store' together with a vectorDb whose capabilities.textSearch is true", options.keywordSearch);
+      keyword = new StoreTextRetriever({ store: options.vectorDb });
+    } else {
+      keyword = new KeywordRetriever({ k1: retrievalConfig.bm25.k1, b: retrievalConfig.bm25.b, titleWeight: retrievalConfig.bm25.titleWeight });
+    }
     // The in-memory retrievers are validated and built completely before anything is swapped in.
     const embedder = options.embedder ?? this.defaultEmbedder;
     let vector: VectorRetriever | undefined;
@@ -250,7 +257,7 @@ export class ContextEngine {
       vector = new VectorRetriever({ embedder });
     }
     const indexOptions = { batchSize: options.batchSize, onProgress: options.onProgress };
-    await keyword.index(chunks);
+    if (keyword instanceof KeywordRetriever) await keyword.index(chunks);
     if (vector) await vector.index(chunks, indexOptions);
     if (!vector) return keyword;
     return new HybridRetriever({ retrievers: [vector, keyword], config: retrievalConfig });

@@ -53,6 +53,12 @@ export interface IndexOptions {
   vectorDb?: VectorStore;
   /** Add the chunks to `vectorDb` (default true). Use false for a store populated elsewhere. */
   addToVectorDb?: boolean;
+  /**
+   * Where keyword (BM25) retrieval runs: `'memory'` (default), zerda's in-process index; `'store'`,
+   * the full-text index of `vectorDb` (LanceDB, pgvector …; its `capabilities.textSearch` must be
+   * true), so that vectors and text both live in the database and nothing per chunk stays in memory.
+   */
+  keywordSearch?: 'memory' | 'store';
   /** Trust per `chunk.source`. */
   sourceQualityMap?: SourceQualityMap;
   /** Embedding batch size (default 64). */
@@ -123,6 +129,7 @@ export const indexOptionsSchema = z
     vectorStoreAdapter: z.unknown().optional(),
     vectorDb: z.unknown().optional(),
     addToVectorDb: z.boolean().optional(),
+    keywordSearch: z.enum(['memory', 'store']).optional(),
     sourceQualityMap: z.record(z.string(), z.union([z.number().min(0).max(1), z.strictObject({ score: z.number().min(0).max(1), label: z.string().optional() })])).optional(),
     batchSize: positiveInt.optional(),
     onProgress: z.function().optional(),

@@ -2,6 +2,7 @@ export { KeywordRetriever, type KeywordRetrieverOptions, type KeywordRetrieverLo
 export type { Bm25Parameters, Bm25IndexStats } from './bm25-index.js';
 export { MetadataRetriever, restrict, chunkMatchesFilter, type MetadataRetrieverOptions } from './metadata-retriever.js';
 export { VectorRetriever, type VectorRetrieverOptions, type VectorIndexOptions, type FromLangChainOptions } from './vector-retriever.js';
+export { StoreTextRetriever, type StoreTextRetrieverOptions } from './store-text-retriever.js';
 export {
   LangChainVectorStoreAdapter,
   detectLangChainScoreType,

@@ -63,7 +63,8 @@ export interface FromLangChainOptions extends LangChainAdapterOptions {
 const OPTION_KEYS = ['name', 'embedder', 'store', 'addToStore', 'metric', 'batchSize', 'overFetch', 'maxFetch'] as const;
 const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 
-function isVectorStore(value: unknown): value is VectorStore {
+/** Internal: whether a value has the shape of a zerda `VectorStore`. */
+export function isVectorStore(value: unknown): value is VectorStore {
   if (typeof value !== 'object' || value === null) return false;
   const store = value as VectorStore;
   return typeof store.add === 'function' && typeof store.search === 'function' && typeof store.delete === 'function' && typeof store.count === 'function' && typeof store.capabilities === 'object' && store.capabilities !== null;
