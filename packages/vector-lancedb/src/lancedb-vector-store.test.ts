@@ -134,6 +134,30 @@ describe('textSearch', () => {
     await s.close();
   });
 
+  it('ranks rows from every add exactly like a table indexed in one go (new rows are folded into the text index)', async () => {
+    // A seeded Zipf-like corpus, English and Arabic words, added in three batches.
+    const words = ['river', 'library', 'vector', 'nile', 'index', 'stemming', 'مكتبة', 'نهر', 'فهرس', 'بحث', 'عربي', 'ranking', 'query', 'budget', 'context', 'الكتب', 'token', 'model'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648) / 2_147_483_648;
+    const pick = () => words[Math.min(words.length - 1, Math.floor(words.length * next() ** 2))]!;
+    const documents = Array.from({ length: 600 }, (_, i) => chunk(`z${i}`, Array.from({ length: 4 + Math.floor(next() * 20) }, pick).join(' '), [1, 0]));
+    const incremental = new LanceDbVectorStore({ uri: directory.path, table: uniqueTable('fts_batches') });
+    for (let start = 0; start < documents.length; start += 200) await incremental.add(documents.slice(start, start + 200));
+    const reference = new LanceDbVectorStore({ uri: directory.path, table: uniqueTable('fts_whole') });
+    await reference.add(documents);
+    await reference.optimize();
+    for (const query of ['nile river', 'مكتبة الكتب', 'vector index ranking', 'عربي budget', 'token model context']) {
+      const expected = (await reference.textSearch(query, { k: 10 })).map((hit) => hit.chunk.id);
+      expect(expected.length, query).toBe(10);
+      expect((await incremental.textSearch(query, { k: 10 })).map((hit) => hit.chunk.id), query).toEqual(expected);
+    }
+    // And a row added after a query is found by the next one.
+    await incremental.add([chunk('late', 'zebra giraffe مكتبة', [1, 0])]);
+    expect((await incremental.textSearch('zebra', { k: 3 })).map((hit) => hit.chunk.id)).toEqual(['late']);
+    await incremental.close();
+    await reference.close();
+  });
+
   it('is unsupported, with a clear error, when turned off', async () => {
     const s = store({ textSearch: false });
     expect(s.capabilities.textSearch).toBe(false);

@@ -85,6 +85,9 @@ export interface LanceDbVectorIndexOptions {
   numSubVectors?: number;
 }
 
+/** The name LanceDB gives the full-text index on `search_text`. */
+const TEXT_INDEX_NAME = 'search_text_idx';
+
 const OPTION_KEYS = new Set(['uri', 'connection', 'storageOptions', 'table', 'metric', 'dimensions', 'textSearch', 'analyzer', 'includeEmbeddings', 'overFetch']);
 const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 const DISTANCE_TYPE = { cosine: 'cosine', ip: 'dot', l2: 'l2' } as const;
@@ -478,6 +481,32 @@ export class LanceDbVectorStore implements VectorStore {
     }
   }
 
+  /**
+   * LanceDB answers full-text queries over rows its index has not absorbed yet with a fallback
+   * that ranks them badly (measured on SciFact with every row unindexed: nDCG@10 0.077 against
+   * 0.692 once indexed). So when the text index reports unindexed rows — added by this store or by
+   * another writer — they are folded in (`optimize`) before the query: the first text query after
+   * a write pays for it (about 0.4 s for 5k new rows, 0.1 s for a few), the others a 0.3 ms check.
+   */
+  private async foldNewRowsIntoTextIndex(): Promise<void> {
+    const unindexed = async () => {
+      try {
+        return (await this.table!.indexStats(TEXT_INDEX_NAME))?.numUnindexedRows ?? 0;
+      } catch (error) {
+        throw backendError('indexStats(search_text)', error);
+      }
+    };
+    if ((await unindexed()) === 0) return;
+    await this.serialize(async () => {
+      if ((await unindexed()) === 0) return;
+      try {
+        await this.table!.optimize();
+      } catch (error) {
+        throw backendError('optimize (text index)', error);
+      }
+    });
+  }
+
   private async zeroVectors(compiled: CompiledFilter, limit: number): Promise<VectorSearchHit[]> {
     const where = compiled.sql === 'TRUE' ? 'zero_vector' : `zero_vector AND ${compiled.sql}`;
     const rows = (await this.table!.query().where(where).select(this.selectedColumns()).limit(limit).toArray()) as ChunkRecord[];
@@ -497,6 +526,7 @@ export class LanceDbVectorStore implements VectorStore {
     if (!this.analyzer) throw createError('ZERDA_UNSUPPORTED', { operation: 'textSearch', component: 'this LanceDB store', reason: 'it was created with textSearch: false' });
     const terms = [...new Set(this.analyzer.analyze(query))];
     if (k === 0 || terms.length === 0 || !(await this.prepare())) return [];
+    await this.foldNewRowsIntoTextIndex();
     const compiled = compileFilter(filter);
     const table = this.table!;
     const columns = this.selectedColumns();
