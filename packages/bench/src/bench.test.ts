@@ -90,6 +90,15 @@ describe.skipIf(!available)(`quick benchmark on a tiny slice (needs arcd and bei
     expect(minisearch!.quality!.recallAt100).toBeGreaterThan(0.4);
   });
 
+  it('keyword search inside the databases works: LanceDB BM25 over zerda-analysed text is close to zerda BM25, PostgreSQL full text finds the judged documents', () => {
+    for (const dataset of ['arcd', 'beir-scifact']) {
+      const row = (system: string) => report.retrieval.find((candidate) => candidate.dataset === dataset && candidate.system === system)!;
+      for (const system of ['zerda-lancedb-text', 'zerda-pgvector-text']) expect(row(system).status, `${system} on ${dataset}: ${row(system).reason}`).toBe('ok');
+      expect(Math.abs(row('zerda-lancedb-text').quality!.ndcgAt10 - row('zerda-keyword').quality!.ndcgAt10), dataset).toBeLessThan(0.1);
+      expect(row('zerda-pgvector-text').quality!.recallAt100, dataset).toBeGreaterThan(0.4);
+    }
+  });
+
   it('reports a peer that cannot handle Arabic as failing, with the reason', () => {
     const wink = report.retrieval.find((row) => row.dataset === 'arcd' && row.system === 'wink-bm25');
     expect(wink?.status).toBe('failed');

@@ -7,6 +7,8 @@ export const SYSTEM_IDS = [
   'zerda-keyword',
   'zerda-vector',
   'zerda-hybrid',
+  'zerda-pgvector-text',
+  'zerda-lancedb-text',
   'minisearch',
   'orama-fulltext',
   'orama-hybrid',
@@ -31,6 +33,8 @@ export const SYSTEM_INFO: Readonly<Record<SystemId, SystemInfo>> = {
   'zerda-keyword': { label: 'zerda KeywordRetriever', peer: false, kind: 'keyword', indexes: true },
   'zerda-vector': { label: 'zerda VectorRetriever', peer: false, kind: 'vector', indexes: true },
   'zerda-hybrid': { label: 'zerda HybridRetriever', peer: false, kind: 'hybrid', indexes: true },
+  'zerda-pgvector-text': { label: 'zerda StoreTextRetriever on PostgreSQL full-text (PGlite)', peer: false, kind: 'keyword', indexes: true },
+  'zerda-lancedb-text': { label: 'zerda StoreTextRetriever on LanceDB BM25', peer: false, kind: 'keyword', indexes: true },
   minisearch: { label: 'MiniSearch 7.2.0', peer: true, kind: 'keyword', indexes: true },
   'orama-fulltext': { label: 'Orama 3.1.18 full-text', peer: true, kind: 'keyword', indexes: true },
   'orama-hybrid': { label: 'Orama 3.1.18 hybrid', peer: true, kind: 'hybrid', indexes: true },
@@ -63,6 +67,40 @@ export async function loadSystem(id: SystemId): Promise<SystemFactory> {
     case 'zerda-hybrid': {
       const { ZerdaHybridSystem } = await import('./zerda-systems.js');
       return (context) => new ZerdaHybridSystem(context.embedder);
+    }
+    case 'zerda-pgvector-text': {
+      const [{ ZerdaStoreTextSystem }, { createPGliteStore }] = await Promise.all([import('./zerda-systems.js'), import('@zerda/vector-pgvector')]);
+      return () =>
+        new ZerdaStoreTextSystem(
+          'zerda-pgvector-text',
+          "PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM): textSearch through PostgreSQL full-text search (tsvector per chunk in its language's configuration — 'arabic', 'english' or 'simple' — GIN index, ts_rank), read by StoreTextRetriever",
+          async () => {
+            const store = await createPGliteStore({ dimensions: 1, includeEmbeddings: false, hnsw: false });
+            return { store, close: () => store.close() };
+          },
+        );
+    }
+    case 'zerda-lancedb-text': {
+      const [{ ZerdaStoreTextSystem }, { LanceDbVectorStore }, { mkdtemp, rm }, { tmpdir }, { join }] = await Promise.all([
+        import('./zerda-systems.js'),
+        import('@zerda/vector-lancedb'),
+        import('node:fs/promises'),
+        import('node:os'),
+        import('node:path'),
+      ]);
+      return () =>
+        new ZerdaStoreTextSystem(
+          'zerda-lancedb-text',
+          'LanceDbVectorStore (@lancedb/lancedb 0.31.0, local directory): textSearch through its BM25 inverted index over text analysed by @zerda/text (Arabic normalised and stemmed, English Porter2), read by StoreTextRetriever',
+          async () => {
+            const directory = await mkdtemp(join(tmpdir(), 'zerda-bench-lancedb-text-'));
+            const store = new LanceDbVectorStore({ uri: directory, table: 'bench', dimensions: 1, includeEmbeddings: false });
+            return { store, close: async () => {
+              await store.close();
+              await rm(directory, { recursive: true, force: true });
+            } };
+          },
+        );
     }
     case 'minisearch': {
       const { MiniSearchSystem } = await import('./minisearch-system.js');

@@ -1,6 +1,6 @@
-import { HybridRetriever, KeywordRetriever, VectorRetriever } from '@zerda/retriever';
+import { HybridRetriever, KeywordRetriever, StoreTextRetriever, VectorRetriever } from '@zerda/retriever';
 import type { DatasetDocument } from '@zerda/retriever/datasets';
-import type { DocumentChunk, Embedder } from '@zerda/types';
+import type { DocumentChunk, Embedder, VectorStore } from '@zerda/types';
 import { SystemUnavailableError, type BuildInput, type SearchSystem } from './search-system.js';
 
 /** One chunk per document: id and docId are the document id, the title goes to the title field. */
@@ -31,7 +31,7 @@ function requireVectors(input: BuildInput, id: string): readonly Float32Array[] 
   return input.vectors;
 }
 
-/** zerda's BM25 KeywordRetriever with its defaults (k1 0.9, b 0.4, title as text, the default Analyzer). */
+/** zerda's BM25 KeywordRetriever with its defaults (the settings string names them). */
 export class ZerdaKeywordSystem implements SearchSystem {
   readonly id = 'zerda-keyword';
   readonly settings: string;
@@ -72,7 +72,7 @@ export class ZerdaVectorSystem implements SearchSystem {
   }
 }
 
-/** zerda's HybridRetriever (keyword + vector) with its defaults: weighted RRF, k 60, weights 1/1, candidates ×2. */
+/** zerda's HybridRetriever (keyword + vector) with its defaults (the settings string names them). */
 export class ZerdaHybridSystem implements SearchSystem {
   readonly id = 'zerda-hybrid';
   readonly settings: string;
@@ -97,5 +97,45 @@ export class ZerdaHybridSystem implements SearchSystem {
 
   async search(query: string, k: number): Promise<string[]> {
     return (await this.hybrid.retrieve(query, { topK: k })).map((hit) => hit.chunk.docId);
+  }
+}
+
+/**
+ * Keyword retrieval inside a database: a StoreTextRetriever over a store's own full-text index
+ * (what `ContextEngine.index(…, { keywordSearch: 'store' })` uses). The stores require a vector per
+ * chunk; a one-dimension placeholder is stored, since only `textSearch` is measured.
+ */
+export class ZerdaStoreTextSystem implements SearchSystem {
+  private store: VectorStore | undefined;
+  private retriever: StoreTextRetriever | undefined;
+
+  constructor(
+    readonly id: 'zerda-pgvector-text' | 'zerda-lancedb-text',
+    readonly settings: string,
+    private readonly open: () => Promise<{ store: VectorStore; close: () => Promise<void> }>,
+  ) {}
+
+  private closeStore: (() => Promise<void>) | undefined;
+
+  async build(input: BuildInput): Promise<void> {
+    const { store, close } = await this.open();
+    this.store = store;
+    this.closeStore = close;
+    const placeholder = new Float32Array([1]);
+    const chunks = documentsToChunks(input.documents).map((chunk) => ({ ...chunk, embedding: placeholder }));
+    for (let start = 0; start < chunks.length; start += 5000) await store.add(chunks.slice(start, start + 5000));
+    // LanceDB folds new rows into its text index at the first text query; do it here, inside the build.
+    const optimize = (store as { optimize?: () => Promise<void> }).optimize;
+    if (typeof optimize === 'function') await optimize.call(store);
+    this.retriever = new StoreTextRetriever({ store });
+  }
+
+  async search(query: string, k: number): Promise<string[]> {
+    if (!this.retriever) throw new Error(`${this.id}: build() first`);
+    return (await this.retriever.retrieve(query, { topK: k })).map((hit) => hit.chunk.docId);
+  }
+
+  async close(): Promise<void> {
+    await this.closeStore?.();
   }
 }
