@@ -1,5 +1,4 @@
-import type { DocumentChunk } from '@zerda/types';
-import { TopKHeap } from './top-k-heap.js';
+import { TopK, type DocumentChunk } from '@zerda/types';
 
 /**
  * The inverted index behind {@link KeywordRetriever}: a term dictionary, postings in typed arrays,
@@ -432,15 +431,14 @@ export class Bm25Index {
         candidates = this.candidates.subarray(0, kept).sort();
         for (let index = essential; index < terms.length; index++) this.probeTerm(terms[index]!, parameters, norms, candidates);
       }
-      const heap = new TopKHeap(Math.min(k, candidates.length));
+      const heap = this.topK(Math.min(k, candidates.length));
       for (let index = 0; index < candidates.length; index++) {
         const ordinal = candidates[index]!;
         const score = accumulator[ordinal]!;
-        const order = this.sequence[ordinal]!;
-        if (!heap.admits(score, order) || !passes(ordinal)) continue;
-        heap.offer(score, order, ordinal);
+        if (!heap.admits(score, ordinal) || !passes(ordinal)) continue;
+        heap.push(score, ordinal);
       }
-      return heap.drain().map(({ score, item }) => ({ chunk: this.chunks[item]!, score }));
+      return heap.sorted().map(({ rank, item }) => ({ chunk: this.chunks[item]!, score: rank }));
     } finally {
       // Leave the scratch buffers clean (also when `accept` threw).
       for (let index = 0; index < touchedCount; index++) {
@@ -525,15 +523,20 @@ export class Bm25Index {
 
   /** The k-th best score among the touched chunks that pass the filter, or undefined when fewer than k pass. */
   private kthScore(k: number, touchedCount: number, passes: (ordinal: number) => boolean): number | undefined {
-    const heap = new TopKHeap(k);
+    const heap = this.topK(k);
     for (let index = 0; index < touchedCount; index++) {
       const ordinal = this.touched[index]!;
       const score = this.accumulator[ordinal]!;
-      const order = this.sequence[ordinal]!;
-      if (!heap.admits(score, order) || !passes(ordinal)) continue;
-      heap.offer(score, order, ordinal);
+      if (!heap.admits(score, ordinal) || !passes(ordinal)) continue;
+      heap.push(score, ordinal);
     }
-    return heap.size === k ? heap.weakestScore() : undefined;
+    return heap.length === k ? heap.weakestRank() : undefined;
+  }
+
+  /** A top-k of chunk ordinals; equal scores go to the earlier inserted chunk. */
+  private topK(capacity: number): TopK {
+    const sequence = this.sequence;
+    return new TopK(capacity, (a, b) => sequence[a]! < sequence[b]!);
   }
 
   /**

@@ -10,3 +10,4 @@ export * from './config.js';
 export * from './result.js';
 export * from './strategies.js';
 export * from './vector-store.js';
+export * from './top-k.js';

@@ -11,6 +11,7 @@ import {
   type DocumentChunk,
   type EmbedFunction,
   type JsonValue,
+  TopK,
   type Metadata,
   type Embedder,
   type Embedding,
@@ -21,7 +22,6 @@ import {
   type VectorStore,
   type VectorStoreCapabilities,
 } from '@zerda/types';
-import { TopK } from './top-k.js';
 import { VectorPages } from './vector-pages.js';
 import { readStoreFile, writeStoreFile } from './store-file.js';
 
@@ -357,7 +357,7 @@ export class MemoryVectorStore implements VectorStore {
         }
       }
     }
-    return heap.sorted().map(({ rank, row }) => ({ chunk: this.materialize(row), score: this.toSimilarity(rank) }));
+    return heap.sorted().map(({ rank, item }) => ({ chunk: this.materialize(item), score: this.toSimilarity(rank) }));
   }
 
   /**

@@ -1,0 +1,40 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ZerdaError } from './errors.js';
+import { TopK } from './top-k.js';
+
+describe('TopK', () => {
+  it('keeps exactly the k best (rank desc, then the tie order) of any sequence, whatever the offer order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 50 })), { maxLength: 60 }), fc.integer({ min: 0, max: 10 }), (entries, k) => {
+        // The tie order: a per-item key (like an insertion sequence or a chunk id), item index last.
+        const key = entries.map(([, order]) => order);
+        const heap = new TopK(k, (a, b) => key[a]! < key[b]! || (key[a] === key[b] && a < b));
+        entries.forEach(([rank], item) => heap.push(rank, item));
+        const expected = entries
+          .map(([rank, order], item) => ({ rank, order, item }))
+          .sort((a, b) => b.rank - a.rank || a.order - b.order || a.item - b.item)
+          .slice(0, k);
+        expect(heap.sorted()).toEqual(expected.map(({ rank, item }) => ({ rank, item })));
+        expect(heap.length).toBe(Math.min(k, entries.length));
+        expect(heap.weakestRank()).toBe(expected.length === 0 ? undefined : expected[expected.length - 1]!.rank);
+      }),
+    );
+  });
+
+  it('admits() tells whether an item would be kept', () => {
+    const heap = new TopK(2, (a, b) => a < b);
+    heap.push(5, 0);
+    heap.push(3, 1);
+    expect(heap.admits(3, 2)).toBe(false);
+    expect(heap.admits(3, 0)).toBe(true);
+    expect(heap.admits(4, 9)).toBe(true);
+    expect(new TopK(0, (a, b) => a < b).admits(100, 0)).toBe(false);
+  });
+
+  it('rejects a bad capacity or tie order, naming it', () => {
+    expect(() => new TopK(-1, (a, b) => a < b)).toThrow(ZerdaError);
+    expect(() => new TopK(1.5, (a, b) => a < b)).toThrow(/capacity/);
+    expect(() => new TopK(3, 'id' as never)).toThrow(/tieBefore/);
+  });
+});
