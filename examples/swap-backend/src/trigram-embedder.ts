@@ -1,14 +1,4 @@
-import { invalidArgument, isStopword, normalizeText, words, type Embedder, type Embedding } from '@zerda/context';
-
-/** FNV-1a, 32 bits: a fast, well-spread hash of a short string. */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
+import { fnv1a, invalidArgument, isStopword, normalizeText, words, type Embedder, type Embedding } from '@zerda/context';
 
 /**
  * A deterministic, offline embedder for examples and tests: character 3-gram feature hashing.

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadBeirDataset, locateDatasets, type BeirDataset, type DatasetDocument, type DatasetQuery } from '@zerda/retriever/datasets';
-import { detectLanguage } from '@zerda/text';
-import { SeededRandom, hashSeed } from './random.js';
+import { detectLanguage, fnv1a } from '@zerda/text';
+import { SeededRandom } from './random.js';
 
 /** A dataset ready for benchmarking: its documents, judged queries, judgements and language. */
 export interface BenchDataset {
@@ -83,7 +83,7 @@ function readDataset(directory: string): BeirDataset {
 
 function sliceDataset(dataset: BeirDataset, slice: SliceOptions): BenchDataset {
   const full = { documents: dataset.corpus.length, queries: dataset.queries.length };
-  const random = new SeededRandom(slice.seed ?? hashSeed(dataset.name));
+  const random = new SeededRandom(slice.seed ?? fnv1a(dataset.name));
   let queries = dataset.queries;
   if (slice.maxQueries !== undefined && slice.maxQueries < queries.length) {
     const kept = new Set(random.shuffle(queries.map((query) => query.id)).slice(0, slice.maxQueries));

@@ -7,7 +7,7 @@ export { auditContext, contributionOf, collapseWhitespace, isGoldContribution, p
 export { loadDataset, listDatasets, datasetsDirectory, type BenchDataset, type SliceOptions } from './datasets.js';
 export { sentencePool, syntheticChunk, syntheticCorpus, type SentencePool } from './synthetic-corpus.js';
 export { percentile, mean, summarizeLatencies, growthExponent, type LatencySummary } from './statistics.js';
-export { SeededRandom, hashSeed } from './random.js';
+export { SeededRandom } from './random.js';
 export { evaluateTargets, type TargetVerdict } from './targets.js';
 export { SYSTEM_IDS, SYSTEM_INFO, createSystem, type SystemId, type SystemInfo } from './systems/registry.js';
 export type { SearchSystem, BuildInput, QueryEmbedder } from './systems/search-system.js';

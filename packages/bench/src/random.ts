@@ -1,21 +1,19 @@
+import { seededRandom } from '@zerda/types';
+
 /**
- * A small seeded pseudo-random generator (mulberry32): the synthetic corpora and the dataset slices
- * must come out identical on every machine and every run, which `Math.random` cannot promise.
+ * Helpers over the seeded generator of @zerda/types (mulberry32): the synthetic corpora and the
+ * dataset slices must come out identical on every machine and every run.
  */
 export class SeededRandom {
-  private state: number;
+  private readonly draw: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.draw = seededRandom(seed);
   }
 
   /** A float in [0, 1). */
   next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.draw();
   }
 
   /** An integer in [minimum, maximum] (both included). */
@@ -37,14 +35,4 @@ export class SeededRandom {
     }
     return copy;
   }
-}
-
-/** A 32-bit FNV-1a hash of a string, used to derive independent seeds from names. */
-export function hashSeed(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }

@@ -1,4 +1,4 @@
-import { charCounter, defaultAnalyzer, wordCounter } from '@zerda/text';
+import { charCounter, defaultAnalyzer, fnv1a, wordCounter } from '@zerda/text';
 import type { ContextTemplate, LengthCounter, QueryAnalysis, ScoredChunk } from '@zerda/types';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -48,11 +48,6 @@ function toScored(chunks: ChunkSpec[]): ScoredChunk[] {
 }
 
 const utf8 = new TextEncoder();
-function hash(text: string): number {
-  let value = 2166136261;
-  for (let i = 0; i < text.length; i++) value = Math.imul(value ^ text.charCodeAt(i), 16777619);
-  return value >>> 0;
-}
 
 /** Counters: monotone ones (chars, words, tokens-like, bytes, UTF-16) and deliberately non-monotone ones. */
 const counters: Record<string, LengthCounter> = {
@@ -61,7 +56,7 @@ const counters: Record<string, LengthCounter> = {
   tokens: tokenLikeCounter,
   bytes: (text) => utf8.encode(text).length,
   utf16: (text) => text.length,
-  hashed: (text) => hash(text) % 3000,
+  hashed: (text) => fnv1a(text) % 3000,
   modulo: (text) => (text.length * 7919) % 4001,
   sine: (text) => Math.abs(Math.sin(text.length)) * 5000,
   constantPlusLength: (text) => 25 + text.length,

@@ -4,15 +4,7 @@
  * same candidates always give the same verdicts.
  */
 
-/** 32-bit FNV-1a of a string's UTF-16 code units. */
-export function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
-}
+import { fnv1a } from '@zerda/text';
 
 /** MurmurHash3's finaliser: a bijective 32-bit mix with full avalanche. */
 function mix32(value: number): number {

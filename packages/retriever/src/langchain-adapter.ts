@@ -1,3 +1,4 @@
+import { fnv1a } from '@zerda/text';
 import {
   createError,
   invalidArgument,
@@ -137,12 +138,7 @@ function jsonSafe(value: Record<string, unknown>): Metadata {
 
 /** FNV-1a (32-bit) of a text, as 8 hex digits: a stable id for documents that carry none. */
 function contentHash(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index++) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash.toString(16).padStart(8, '0');
+  return fnv1a(text).toString(16).padStart(8, '0');
 }
 
 /** The key under which zerda records a chunk's own fields in LangChain metadata. */

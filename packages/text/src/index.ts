@@ -14,3 +14,4 @@ export { splitSentences } from './sentences.js';
 export type { TruncateOptions } from './truncation.js';
 export { truncateAtWordBoundary } from './truncation.js';
 export { charCounter, wordCounter } from './counters.js';
+export { fnv1a } from './hash.js';

@@ -11,3 +11,4 @@ export * from './result.js';
 export * from './strategies.js';
 export * from './vector-store.js';
 export * from './top-k.js';
+export * from './random.js';

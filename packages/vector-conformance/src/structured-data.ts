@@ -1,21 +1,13 @@
+import { seededRandom } from '@zerda/types';
+
 /**
  * Deterministic structured test data: points from a Gaussian mixture (`clusters` centres, each
  * coordinate of a centre ~ N(0, 1), each point = centre + N(0, spread²) noise). Nearest neighbours
  * in such data are meaningful (mostly same-cluster points), unlike uniform random vectors where all
  * distances concentrate and recall numbers say little.
  */
-/** A seeded PRNG (mulberry32) returning floats in [0, 1): same seed, same sequence, on every platform. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    // mulberry32
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG (mulberry32) of @zerda/types, re-exported here for test data. */
+export { seededRandom };
 
 /** A standard normal sample drawn with `random`. */
 export function gaussian(random: () => number): number {

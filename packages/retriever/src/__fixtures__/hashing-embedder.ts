@@ -1,18 +1,12 @@
-import { Analyzer } from '@zerda/text';
+import { Analyzer, fnv1a } from '@zerda/text';
 import type { Embedder } from '@zerda/types';
 
 const analyzer = new Analyzer();
 
-function hash(term: string): number {
-  let value = 0x811c9dc5;
-  for (let index = 0; index < term.length; index++) value = Math.imul(value ^ term.charCodeAt(index), 0x01000193) >>> 0;
-  return value;
-}
-
 /** A deterministic bag-of-terms embedding (analysed terms hashed into `dimensions` buckets, L2-normalised). */
 export function embedText(text: string, dimensions = 256): Float32Array {
   const vector = new Float32Array(dimensions);
-  for (const term of analyzer.analyze(text)) vector[hash(term) % dimensions]! += 1;
+  for (const term of analyzer.analyze(text)) vector[fnv1a(term) % dimensions]! += 1;
   let norm = 0;
   for (const value of vector) norm += value * value;
   if (norm > 0) for (let index = 0; index < dimensions; index++) vector[index]! /= Math.sqrt(norm);

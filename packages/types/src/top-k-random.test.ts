@@ -38,3 +38,17 @@ describe('TopK', () => {
     expect(() => new TopK(3, 'id' as never)).toThrow(/tieBefore/);
   });
 });
+
+describe('seededRandom', () => {
+  it('repeats its sequence for a seed, stays in [0, 1), and names a bad seed', async () => {
+    const { seededRandom } = await import('./random.js');
+    const a = seededRandom(42);
+    const b = seededRandom(42);
+    const first = Array.from({ length: 100 }, a);
+    expect(Array.from({ length: 100 }, b)).toEqual(first);
+    expect(first.every((value) => value >= 0 && value < 1)).toBe(true);
+    expect(Array.from({ length: 5 }, seededRandom(43))).not.toEqual(first.slice(0, 5));
+    expect(() => seededRandom(Number.NaN)).toThrow(/seed/);
+    expect(() => seededRandom('1' as never)).toThrow(ZerdaError);
+  });
+});
