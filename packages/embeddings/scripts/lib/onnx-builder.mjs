@@ -135,14 +135,5 @@ export function quantizeTensor(values) {
   return { quantized, scale };
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so generated fixtures are reproducible. */
-export function seededRandom(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers (mulberry32 of @zerda/types), so generated fixtures are reproducible. */
+export { seededRandom } from '@zerda/types';
