@@ -1,4 +1,4 @@
-import type { FieldCondition, FieldOperators, FilterScalar, MetadataFilter } from './filter.js';
+import { isOperatorCondition, type FieldCondition, type FilterScalar, type MetadataFilter } from './filter.js';
 
 /**
  * Pushing a zerda filter down into a backend's MongoDB-like filter language (Chroma's `where`,
@@ -100,12 +100,8 @@ export interface PushdownResult {
   exact: boolean;
 }
 
-function isOperatorObject(value: FieldCondition): value is FieldOperators {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function pushCondition(field: FieldTranslator, value: FieldCondition, negated: boolean): Pushed {
-  if (!isOperatorObject(value)) return field.anyEquals([value], negated);
+  if (!isOperatorCondition(value)) return field.anyEquals([value], negated);
   const parts: Pushed[] = [];
   for (const [operator, operand] of Object.entries(value)) {
     if (operand === undefined) continue;

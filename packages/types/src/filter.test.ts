@@ -81,3 +81,39 @@ describe('canonicalFilterKey', () => {
     expect(canonicalFilterKey(undefined)).toBe('');
   });
 });
+
+describe('metadataTerms', () => {
+  it('encodes presence and every scalar value or array element, type-strict, once per key', async () => {
+    const { metadataTerms, presenceTerm, valueTerm, isFilterScalar, isOperatorCondition } = await import('./index.js');
+    const metadata = JSON.parse('{"lang":"ar","year":2024,"flag":true,"none":null,"tags":["a",1,"a",["nested"],{"x":1}],"deep":{"x":1},"اللغة":"عربي","__proto__":"p"}');
+    expect(metadataTerms(metadata)).toEqual([
+      presenceTerm('lang'), valueTerm('lang', 'ar'),
+      presenceTerm('year'), valueTerm('year', 2024),
+      presenceTerm('flag'), valueTerm('flag', true),
+      presenceTerm('none'), valueTerm('none', null),
+      presenceTerm('tags'), valueTerm('tags', 'a'), valueTerm('tags', 1),
+      presenceTerm('deep'),
+      presenceTerm('اللغة'), valueTerm('اللغة', 'عربي'),
+      presenceTerm('__proto__'), valueTerm('__proto__', 'p'),
+    ]);
+    // "1" and 1 stay apart, as in matchesFilter.
+    expect(valueTerm('k', '1')).not.toBe(valueTerm('k', 1));
+    expect([null, 'x', 0, false].every(isFilterScalar)).toBe(true);
+    expect([undefined, [], {}].some(isFilterScalar)).toBe(false);
+    expect(isOperatorCondition({ $gt: 1 })).toBe(true);
+    expect([null, 'x', ['a']].some(isOperatorCondition)).toBe(false);
+  });
+
+  it('agrees with matchesFilter: a chunk matches { key: value } exactly when it carries valueTerm(key, value)', async () => {
+    const { metadataTerms, valueTerm } = await import('./index.js');
+    const scalar = fc.oneof(fc.constantFrom('a', 'b', 'عربي', ''), fc.constantFrom(0, 1, 2.5), fc.boolean(), fc.constant(null));
+    const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 3 }), fc.dictionary(fc.constantFrom('x'), scalar));
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('k', 'm'), value), scalar, (metadata, probe) => {
+        const terms = new Set(metadataTerms(metadata as never));
+        expect(terms.has(valueTerm('k', probe)) || (probe === null && !('k' in metadata))).toBe(matchesFilter({ metadata: metadata as never }, { k: probe }));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

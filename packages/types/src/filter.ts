@@ -125,8 +125,40 @@ export interface FilterTarget {
   source?: string;
 }
 
-function isOperatorObject(condition: unknown): condition is FieldOperators {
+/** True when a field condition is an operator object (`{ $gt: 3 }`) rather than a bare value to equal. */
+export function isOperatorCondition(condition: unknown): condition is FieldOperators {
   return typeof condition === 'object' && condition !== null && !Array.isArray(condition);
+}
+
+/** True for the values a filter compares: a string, a number, a boolean or `null`. */
+export function isFilterScalar(value: unknown): value is FilterScalar {
+  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+/** The term saying `key` is present (whatever its value, `null` included); see {@link metadataTerms}. */
+export function presenceTerm(key: string): string {
+  return JSON.stringify([key]);
+}
+
+/** The term saying `key` holds `value`, or an array with `value` among its top-level elements; see {@link metadataTerms}. */
+export function valueTerm(key: string, value: FilterScalar): string {
+  return JSON.stringify([key, value]);
+}
+
+/**
+ * The metadata of a chunk as flat strings, for backends whose filters test whether a list holds a
+ * string (LanceDB `array_has`, Pinecone `$in` on a list field): a {@link presenceTerm} per key and a
+ * {@link valueTerm} per scalar value, or per distinct scalar element of an array — exactly what
+ * `matchesFilter` compares for equality, `$in`/`$nin` and `$exists`. Keys in metadata order.
+ */
+export function metadataTerms(metadata: Metadata): string[] {
+  const terms: string[] = [];
+  for (const [key, value] of Object.entries(metadata)) {
+    terms.push(presenceTerm(key));
+    if (isFilterScalar(value)) terms.push(valueTerm(key, value));
+    else if (Array.isArray(value)) terms.push(...new Set(value.filter(isFilterScalar).map((element) => valueTerm(key, element))));
+  }
+  return terms;
 }
 
 function scalarEquals(stored: JsonValue | undefined, expected: FilterScalar): boolean {
@@ -142,7 +174,7 @@ function compare(stored: JsonValue | undefined, bound: number | string, test: (o
 }
 
 function matchesField(stored: JsonValue | undefined, condition: FieldCondition): boolean {
-  if (!isOperatorObject(condition)) return scalarEquals(stored, condition);
+  if (!isOperatorCondition(condition)) return scalarEquals(stored, condition);
   for (const [operator, operand] of Object.entries(condition)) {
     if (operand === undefined) continue;
     let ok: boolean;

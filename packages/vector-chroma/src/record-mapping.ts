@@ -1,4 +1,4 @@
-import { createError, type DocumentChunk, type FilterScalar, type JsonValue, type Metadata } from '@zerda/types';
+import { createError, metadataTerms, presenceTerm, valueTerm, type DocumentChunk, type FilterScalar, type Metadata } from '@zerda/types';
 
 /**
  * How a chunk becomes a Chroma record. The text is the record's document; Chroma metadata holds
@@ -29,12 +29,12 @@ export type ChromaMetadata = Record<string, string | number | boolean>;
 
 /** The key saying `key` is present. */
 export function presenceKey(key: string): string {
-  return `zt:${JSON.stringify([key])}`;
+  return `zt:${presenceTerm(key)}`;
 }
 
 /** The key saying `key` holds `value` (or an array holding it at the top level). */
 export function valueKey(key: string, value: FilterScalar): string {
-  return `zt:${JSON.stringify([key, value])}`;
+  return `zt:${valueTerm(key, value)}`;
 }
 
 /** The key holding `key`'s numeric value. */
@@ -45,10 +45,6 @@ export function numberKey(key: string): string {
 /** The key saying `key` holds a number. */
 export function isNumberKey(key: string): string {
   return `zq:${key}`;
-}
-
-function isScalar(value: JsonValue): value is FilterScalar {
-  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
 interface StoredChunk {
@@ -64,17 +60,11 @@ export function toChromaMetadata(chunk: DocumentChunk): ChromaMetadata {
   if (chunk.title !== undefined) stored.title = chunk.title;
   if (chunk.timestamp !== undefined) stored.timestamp = chunk.timestamp;
   const metadata: ChromaMetadata = { [CHUNK_KEY]: JSON.stringify(stored), [DOC_ID_KEY]: chunk.docId, [SOURCE_KEY]: chunk.source };
+  for (const term of metadataTerms(chunk.metadata)) metadata[`zt:${term}`] = true;
   for (const [key, value] of Object.entries(chunk.metadata)) {
-    metadata[presenceKey(key)] = true;
-    if (isScalar(value)) {
-      metadata[valueKey(key, value)] = true;
-      if (typeof value === 'number') {
-        metadata[numberKey(key)] = value;
-        metadata[isNumberKey(key)] = true;
-      }
-    } else if (Array.isArray(value)) {
-      for (const element of value) if (isScalar(element)) metadata[valueKey(key, element)] = true;
-    }
+    if (typeof value !== 'number') continue;
+    metadata[numberKey(key)] = value;
+    metadata[isNumberKey(key)] = true;
   }
   return metadata;
 }

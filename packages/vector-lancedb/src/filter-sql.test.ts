@@ -4,7 +4,8 @@ import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, 
 import { filterArbitraries } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory, uniqueTable } from './__fixtures__/directories.js';
-import { compileFilter, filterColumnsOf, presenceTerm, sqlString, valueTerm } from './filter-sql.js';
+import { presenceTerm, valueTerm } from '@zerda/types';
+import { compileFilter, filterColumnsOf, sqlString } from './filter-sql.js';
 import { LanceDbVectorStore } from './lancedb-vector-store.js';
 
 // `__proto__` is left out of the end-to-end cases: @zerda/types' zod parsing drops that key.

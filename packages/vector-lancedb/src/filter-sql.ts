@@ -1,4 +1,4 @@
-import type { FieldCondition, FieldOperators, FilterScalar, JsonValue, Metadata, MetadataFilter } from '@zerda/types';
+import { isOperatorCondition, metadataTerms, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
 
 /**
  * How metadata is made filterable in a Lance table. LanceDB's SQL (DataFusion) cannot express
@@ -20,45 +20,16 @@ export interface FilterColumns {
   strings: string;
 }
 
-/** The term saying `key` is present (whatever its value, `null` included). */
-export function presenceTerm(key: string): string {
-  return JSON.stringify([key]);
-}
-
-/** The term saying `key` holds `value` (or an array with `value` among its top-level elements). */
-export function valueTerm(key: string, value: FilterScalar): string {
-  return JSON.stringify([key, value]);
-}
-
-function isScalar(value: JsonValue): value is FilterScalar {
-  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-}
-
 /** Builds the derived filter columns of one chunk's metadata (see {@link FilterColumns}). */
 export function filterColumnsOf(metadata: Metadata): FilterColumns {
-  const terms: string[] = [];
   const numbers: Array<[string, number]> = [];
   const strings: Array<[string, string]> = [];
   for (const [key, value] of Object.entries(metadata)) {
-    terms.push(presenceTerm(key));
-    if (isScalar(value)) {
-      terms.push(valueTerm(key, value));
-      if (typeof value === 'number') numbers.push([key, value]);
-      else if (typeof value === 'string') strings.push([key, value]);
-    } else if (Array.isArray(value)) {
-      const seen = new Set<string>();
-      for (const element of value) {
-        if (!isScalar(element)) continue;
-        const term = valueTerm(key, element);
-        if (!seen.has(term)) {
-          seen.add(term);
-          terms.push(term);
-        }
-      }
-    }
+    if (typeof value === 'number') numbers.push([key, value]);
+    else if (typeof value === 'string') strings.push([key, value]);
   }
   // Object.fromEntries defines keys, so `__proto__` stays an ordinary key.
-  return { terms, numbers: JSON.stringify(Object.fromEntries(numbers)), strings: JSON.stringify(Object.fromEntries(strings)) };
+  return { terms: metadataTerms(metadata), numbers: JSON.stringify(Object.fromEntries(numbers)), strings: JSON.stringify(Object.fromEntries(strings)) };
 }
 
 /** A SQL string literal: single quotes doubled (DataFusion has no backslash escapes in '…'). */
@@ -188,12 +159,8 @@ function textColumnField(column: string): FieldCompiler {
   };
 }
 
-function isOperatorObject(condition: FieldCondition): condition is FieldOperators {
-  return typeof condition === 'object' && condition !== null && !Array.isArray(condition);
-}
-
 function compileCondition(field: FieldCompiler, condition: FieldCondition): CompiledFilter {
-  if (!isOperatorObject(condition)) return field.equals(condition);
+  if (!isOperatorCondition(condition)) return field.equals(condition);
   const parts: CompiledFilter[] = [];
   for (const [operator, operand] of Object.entries(condition)) {
     if (operand === undefined) continue;

@@ -1,4 +1,4 @@
-import type { FieldCondition, FieldOperators, FilterScalar, MetadataFilter } from '@zerda/types';
+import { isOperatorCondition, type FieldCondition, type FilterScalar, type MetadataFilter } from '@zerda/types';
 
 /**
  * The SQL expressions a compiled filter refers to. Each must be a trusted expression (a quoted,
@@ -31,10 +31,6 @@ function utf16OrderKey(textExpression: string): string {
 }
 
 const RANGE_OPERATORS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
-
-function isOperatorObject(condition: FieldCondition): condition is FieldOperators {
-  return typeof condition === 'object' && condition !== null && !Array.isArray(condition);
-}
 
 /** `{ [key]: value }` as JSON, built with define-semantics so that keys like `__proto__` stay ordinary keys. */
 function singleEntryJson(key: string, value: unknown): string {
@@ -118,7 +114,7 @@ function allOf(parts: string[]): string {
 }
 
 function compileCondition(field: MetadataField | TextColumnField, condition: FieldCondition): string {
-  if (!isOperatorObject(condition)) return field.equals(condition);
+  if (!isOperatorCondition(condition)) return field.equals(condition);
   const parts: string[] = [];
   for (const [operator, operand] of Object.entries(condition)) {
     if (operand === undefined) continue;

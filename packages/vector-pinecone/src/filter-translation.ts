@@ -1,5 +1,6 @@
 import { NEGATED_RANGE, SUPERSET, allOf, anyOf, constant, leaf, pushDownFilter, type FieldTranslator, type MetadataFilter } from '@zerda/types';
-import { DOC_ID_FIELD, SOURCE_FIELD, TERMS_FIELD, numberField, presenceTerm, valueTerm } from './record-mapping.js';
+import { presenceTerm, valueTerm } from '@zerda/types';
+import { DOC_ID_FIELD, SOURCE_FIELD, TERMS_FIELD, numberField } from './record-mapping.js';
 
 /** A Pinecone metadata filter (the MongoDB-like syntax of Pinecone's query and delete requests). */
 export type PineconeFilter = Record<string, unknown>;

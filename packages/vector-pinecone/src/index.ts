@@ -12,9 +12,9 @@ export {
   RECORD_MARKER_TERM,
   MAX_METADATA_BYTES,
   numberField,
-  presenceTerm,
-  valueTerm,
   toPineconeMetadata,
   fromPineconeRecord,
 } from './record-mapping.js';
 export type { PineconeMetadata } from './record-mapping.js';
+/** The term encoding of `zerda_terms` (one implementation, in @zerda/types). */
+export { presenceTerm, valueTerm } from '@zerda/types';

@@ -1,4 +1,4 @@
-import { createError, type DocumentChunk, type FilterScalar, type JsonValue, type Metadata } from '@zerda/types';
+import { createError, metadataTerms, type DocumentChunk, type Metadata } from '@zerda/types';
 
 /**
  * How a chunk becomes a Pinecone record. Pinecone metadata holds only strings, numbers, booleans
@@ -33,20 +33,6 @@ export function numberField(key: string): string {
   return `zerda_n_${Buffer.from(key, 'utf8').toString('hex')}`;
 }
 
-/** The term saying `key` is present. */
-export function presenceTerm(key: string): string {
-  return JSON.stringify([key]);
-}
-
-/** The term saying `key` holds `value` (or an array holding it at the top level). */
-export function valueTerm(key: string, value: FilterScalar): string {
-  return JSON.stringify([key, value]);
-}
-
-function isScalar(value: JsonValue): value is FilterScalar {
-  return value === null || typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
-}
-
 interface StoredChunk {
   text: string;
   title?: string;
@@ -60,22 +46,13 @@ export function toPineconeMetadata(chunk: DocumentChunk): PineconeMetadata {
   const stored: StoredChunk = { text: chunk.text, metadata: chunk.metadata, position: chunk.position };
   if (chunk.title !== undefined) stored.title = chunk.title;
   if (chunk.timestamp !== undefined) stored.timestamp = chunk.timestamp;
-  const terms = new Set<string>([RECORD_MARKER_TERM]);
   const fields: PineconeMetadata = {};
-  for (const [key, value] of Object.entries(chunk.metadata)) {
-    terms.add(presenceTerm(key));
-    if (isScalar(value)) {
-      terms.add(valueTerm(key, value));
-      if (typeof value === 'number') fields[numberField(key)] = value;
-    } else if (Array.isArray(value)) {
-      for (const element of value) if (isScalar(element)) terms.add(valueTerm(key, element));
-    }
-  }
+  for (const [key, value] of Object.entries(chunk.metadata)) if (typeof value === 'number') fields[numberField(key)] = value;
   return {
     [CHUNK_FIELD]: JSON.stringify(stored),
     [DOC_ID_FIELD]: chunk.docId,
     [SOURCE_FIELD]: chunk.source,
-    [TERMS_FIELD]: [...terms],
+    [TERMS_FIELD]: [RECORD_MARKER_TERM, ...metadataTerms(chunk.metadata)],
     ...fields,
   };
 }
