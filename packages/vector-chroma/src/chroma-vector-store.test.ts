@@ -1,5 +1,6 @@
+import { expectZerdaError } from '@zerda/vector-conformance';
 import { ChromaClient } from 'chromadb';
-import { ZerdaError, type DocumentChunk } from '@zerda/types';
+import type { DocumentChunk } from '@zerda/types';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { temporaryServer, uniqueCollection } from './__fixtures__/server.js';
 import { startChromaServer } from './chroma-server.js';
@@ -17,16 +18,6 @@ afterAll(async () => {
 
 function chunk(id: string, embedding: number[], extra: Partial<DocumentChunk> = {}): DocumentChunk {
   return { id, docId: id.split('#')[0]!, text: `نص ${id}`, source: 'test', metadata: {}, position: { index: 0 }, embedding, ...extra };
-}
-
-async function rejection(action: () => Promise<unknown>): Promise<ZerdaError> {
-  try {
-    await action();
-  } catch (error) {
-    if (ZerdaError.isInstance(error)) return error;
-    throw new Error(`expected a ZerdaError, got ${String(error)}`);
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('persistence', () => {
@@ -50,11 +41,11 @@ describe('opening collections', () => {
     const store = new ChromaVectorStore({ url: fixture.server.url, collection, metric: 'ip' });
     await store.add([chunk('a', [1, 2, 3])]);
     expect((await ChromaVectorStore.open({ url: fixture.server.url, collection })).metric).toBe('ip');
-    expect((await rejection(() => ChromaVectorStore.open({ url: fixture.server.url, collection, metric: 'cosine' }))).message).toMatch(/options\.metric must be "ip"/);
-    expect((await rejection(() => ChromaVectorStore.open({ url: fixture.server.url, collection, dimensions: 4 }))).code).toBe('ZERDA_DIMENSION_MISMATCH');
+    expect((await expectZerdaError(() => ChromaVectorStore.open({ url: fixture.server.url, collection, metric: 'cosine' }))).message).toMatch(/options\.metric must be "ip"/);
+    expect((await expectZerdaError(() => ChromaVectorStore.open({ url: fixture.server.url, collection, dimensions: 4 }))).code).toBe('ZERDA_DIMENSION_MISMATCH');
     const foreign = uniqueCollection('foreign');
     await new ChromaClient({ host: fixture.server.host, port: fixture.server.port }).createCollection({ name: foreign, embeddingFunction: null });
-    const error = await rejection(() => ChromaVectorStore.open({ url: fixture.server.url, collection: foreign }));
+    const error = await expectZerdaError(() => ChromaVectorStore.open({ url: fixture.server.url, collection: foreign }));
     expect(error.code).toBe('ZERDA_UNSUPPORTED');
     expect(error.message).toMatch(/not created by zerda/);
   });
@@ -68,7 +59,7 @@ describe('opening collections', () => {
     await store.add([chunk('b', [1, 0, 0])]);
     expect(store.dimensions).toBe(3);
     await store.close();
-    expect((await rejection(() => store.count())).code).toBe('ZERDA_NOT_READY');
+    expect((await expectZerdaError(() => store.count())).code).toBe('ZERDA_NOT_READY');
   });
 });
 
@@ -103,8 +94,8 @@ describe('requests', () => {
   it('refuses text Chroma cannot store, naming the field, before sending anything', async () => {
     const store = new ChromaVectorStore({ url: fixture.server.url, collection: uniqueCollection('surrogate') });
     await store.add([chunk('ok', [1, 0])]);
-    expect((await rejection(() => store.add([chunk('bad', [1, 0], { text: 'a \uD800 b' })]))).details.field).toBe('chunks[0].text');
-    expect((await rejection(() => store.add([chunk('bad', [1, 0], { metadata: { tags: ['x', '\uDFFF'] } })]))).details.field).toBe('chunks[0].metadata.tags[1]');
+    expect((await expectZerdaError(() => store.add([chunk('bad', [1, 0], { text: 'a \uD800 b' })]))).details.field).toBe('chunks[0].text');
+    expect((await expectZerdaError(() => store.add([chunk('bad', [1, 0], { metadata: { tags: ['x', '\uDFFF'] } })]))).details.field).toBe('chunks[0].metadata.tags[1]');
     expect(await store.count()).toBe(1);
     expect(await store.search([1, 0], { k: 3, filter: { docId: '\uD800' } })).toEqual([]);
   });
@@ -122,7 +113,7 @@ describe('options and the server helper', () => {
   });
 
   it('startChromaServer reports a server that cannot start', async () => {
-    const error = await rejection(() => startChromaServer({ path: fixture.directory, port: fixture.server.port, startTimeoutMs: 20_000 }));
+    const error = await expectZerdaError(() => startChromaServer({ path: fixture.directory, port: fixture.server.port, startTimeoutMs: 20_000 }));
     expect(error.code).toBe('ZERDA_BACKEND_ERROR');
     expect(error.message).toMatch(/Chroma server failed during start on .* port \d+ is already in use/);
     // The running server is untouched.
@@ -132,7 +123,7 @@ describe('options and the server helper', () => {
 
 describe('startChromaServer', () => {
   it('reports a server that does not come up (exits, or no heartbeat in time)', async () => {
-    const error = await rejection(() => startChromaServer({ path: '/proc/zerda-cannot-write-here', startTimeoutMs: 3000 }));
+    const error = await expectZerdaError(() => startChromaServer({ path: '/proc/zerda-cannot-write-here', startTimeoutMs: 3000 }));
     expect(error.code).toBe('ZERDA_BACKEND_ERROR');
   });
 });

@@ -1,4 +1,4 @@
-export { testVectorStore, type TestVectorStoreOptions } from './test-vector-store.js';
+export { testVectorStore, expectZerdaError, type TestVectorStoreOptions } from './test-vector-store.js';
 export {
   FILTER_CASES,
   FILTER_FIXTURE,

@@ -54,7 +54,8 @@ async function rejection(action: () => Promise<unknown>): Promise<unknown> {
   throw new Error('expected the call to be rejected, but it resolved');
 }
 
-async function expectZerdaError(action: () => Promise<unknown>, codes?: string[]): Promise<ZerdaError> {
+/** Runs `action` and returns the ZerdaError it rejected with (with one of `codes`, when given); fails on anything else. */
+export async function expectZerdaError(action: () => Promise<unknown>, codes?: string[]): Promise<ZerdaError> {
   const error = await rejection(action);
   if (!ZerdaError.isInstance(error)) throw new Error(`expected a ZerdaError, got ${String(error)}`);
   if (codes) expect(codes).toContain(error.code);

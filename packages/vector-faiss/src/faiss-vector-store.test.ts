@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { ZerdaError, cosineSimilarity, type DocumentChunk } from '@zerda/types';
-import { gaussianMixture } from '@zerda/vector-conformance';
+import { cosineSimilarity, type DocumentChunk } from '@zerda/types';
+import { gaussianMixture, expectZerdaError } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { faissAvailability } from './faiss-loader.js';
 import { FaissVectorStore } from './faiss-vector-store.js';
@@ -21,16 +21,6 @@ afterAll(async () => {
 
 function chunk(id: string, embedding: number[] | Float32Array, metadata: DocumentChunk['metadata'] = {}): DocumentChunk {
   return { id, docId: `doc-${id}`, text: `نص ${id}`, source: 'test', metadata, position: { index: 0 }, embedding };
-}
-
-async function rejection(action: () => Promise<unknown>): Promise<ZerdaError> {
-  try {
-    await action();
-  } catch (error) {
-    if (ZerdaError.isInstance(error)) return error;
-    throw new Error(`expected a ZerdaError, got ${String(error)}`);
-  }
-  throw new Error('expected a rejection');
 }
 
 /** The exact answer, computed here from the live chunks: ids with their cosine similarity, best first. */
@@ -173,7 +163,7 @@ describe.skipIf(!availability.available)(title, () => {
       expect((await loaded.search(query, { k: 10 })).map((hit) => hit.chunk.id)).toEqual((await defaults.search(query, { k: 10 })).map((hit) => hit.chunk.id));
     }
     expect(new FaissVectorStore().hnswParameters.applied).toBe(false);
-    expect((await rejection(async () => new FaissVectorStore({ index: 'hnsw', hnsw: { efSerch: 10 } as never }))).message).toMatch(/options\.hnsw\.efSerch/);
+    expect((await expectZerdaError(async () => new FaissVectorStore({ index: 'hnsw', hnsw: { efSerch: 10 } as never }))).message).toMatch(/options\.hnsw\.efSerch/);
   });
 
   it('clamps k to what the index holds (FAISS itself throws above it)', async () => {
@@ -195,7 +185,7 @@ describe.skipIf(!availability.available)(title, () => {
     await store.save(path);
     const before = await readFile(path);
     // Saving "inside" a regular file fails; the earlier file is untouched and no temporary file stays behind.
-    const failed = await rejection(() => store.save(join(path, 'nested.zfaiss')));
+    const failed = await expectZerdaError(() => store.save(join(path, 'nested.zfaiss')));
     expect(failed.code).toBe('ZERDA_STORE_IO');
     expect((await readFile(path)).equals(before)).toBe(true);
     expect((await readdir(directory)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
@@ -203,12 +193,12 @@ describe.skipIf(!availability.available)(title, () => {
     const damaged = Buffer.from(before);
     damaged[damaged.length - 3]! ^= 0xff;
     await writeFile(join(directory, 'damaged.zfaiss'), damaged);
-    expect((await rejection(() => FaissVectorStore.load(join(directory, 'damaged.zfaiss')))).message).toMatch(/checksum/);
+    expect((await expectZerdaError(() => FaissVectorStore.load(join(directory, 'damaged.zfaiss')))).message).toMatch(/checksum/);
     await writeFile(join(directory, 'truncated.zfaiss'), before.subarray(0, before.length - 10));
-    expect((await rejection(() => FaissVectorStore.load(join(directory, 'truncated.zfaiss')))).code).toBe('ZERDA_STORE_CORRUPT');
+    expect((await expectZerdaError(() => FaissVectorStore.load(join(directory, 'truncated.zfaiss')))).code).toBe('ZERDA_STORE_CORRUPT');
     await writeFile(join(directory, 'other.zfaiss'), 'not a store');
-    expect((await rejection(() => FaissVectorStore.load(join(directory, 'other.zfaiss')))).message).toMatch(/not a zerda FAISS store file/);
-    expect((await rejection(() => FaissVectorStore.load(join(directory, 'missing.zfaiss')))).code).toBe('ZERDA_STORE_IO');
+    expect((await expectZerdaError(() => FaissVectorStore.load(join(directory, 'other.zfaiss')))).message).toMatch(/not a zerda FAISS store file/);
+    expect((await expectZerdaError(() => FaissVectorStore.load(join(directory, 'missing.zfaiss')))).code).toBe('ZERDA_STORE_IO');
 
     const loaded = await FaissVectorStore.load(path);
     expect(loaded.metric).toBe('ip');
@@ -227,7 +217,7 @@ describe.skipIf(!availability.available)(title, () => {
     expect(() => new FaissVectorStore({ hnsw: { m: 1 } })).toThrow(/options\.hnsw\.m/);
     expect(() => new FaissVectorStore({ autoCompact: 2 })).toThrow(/options\.autoCompact must be a number from 0 to 1/);
     expect(() => new FaissVectorStore({ nprobe: 2 } as never)).toThrow(/options\.nprobe must be a known option/);
-    expect((await rejection(() => new FaissVectorStore().save())).details.field).toBe('path');
+    expect((await expectZerdaError(() => new FaissVectorStore().save())).details.field).toBe('path');
   });
 });
 

@@ -1,6 +1,6 @@
 import * as lancedb from '@lancedb/lancedb';
 import { ZerdaError, type DocumentChunk } from '@zerda/types';
-import { gaussianMixture } from '@zerda/vector-conformance';
+import { gaussianMixture, expectZerdaError } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory, uniqueTable } from './__fixtures__/directories.js';
 import { LanceDbVectorStore } from './lancedb-vector-store.js';
@@ -17,16 +17,6 @@ afterAll(async () => {
 
 function chunk(id: string, text: string, embedding: number[], extra: Partial<DocumentChunk> = {}): DocumentChunk {
   return { id, docId: id.split('#')[0]!, text, source: 'test', metadata: {}, position: { index: 0 }, embedding, ...extra };
-}
-
-async function rejection(action: () => Promise<unknown>): Promise<ZerdaError> {
-  try {
-    await action();
-  } catch (error) {
-    if (ZerdaError.isInstance(error)) return error;
-    throw new Error(`expected a ZerdaError, got ${String(error)}`);
-  }
-  throw new Error('expected a rejection');
 }
 
 function store(options: Partial<ConstructorParameters<typeof LanceDbVectorStore>[0]> = {}): LanceDbVectorStore {
@@ -57,8 +47,8 @@ describe('options', () => {
   it('rejects search knobs of the wrong type', async () => {
     const s = store();
     await s.add([chunk('a', 'x', [1, 0])]);
-    expect((await rejection(() => s.search([1, 0], { k: 1, nprobes: 0 }))).message).toMatch(/options\.nprobes/);
-    expect((await rejection(() => s.search([1, 0], { k: 1, exact: 'yes' as never }))).message).toMatch(/options\.exact must be a boolean/);
+    expect((await expectZerdaError(() => s.search([1, 0], { k: 1, nprobes: 0 }))).message).toMatch(/options\.nprobes/);
+    expect((await expectZerdaError(() => s.search([1, 0], { k: 1, exact: 'yes' as never }))).message).toMatch(/options\.exact must be a boolean/);
     await s.close();
   });
 });
@@ -67,9 +57,9 @@ describe('text LanceDB cannot store', () => {
   it('rejects lone surrogates with the field named, before writing anything', async () => {
     const s = store();
     await s.add([chunk('ok', 'fine', [1, 0])]);
-    const inText = await rejection(() => s.add([chunk('a', 'bad \uD800 text', [1, 0])]));
+    const inText = await expectZerdaError(() => s.add([chunk('a', 'bad \uD800 text', [1, 0])]));
     expect(inText.details.field).toBe('chunks[0].text');
-    const inMetadata = await rejection(() => s.add([chunk('b', 'x', [1, 0], { metadata: { list: ['ok', '\uDC00'] } })]));
+    const inMetadata = await expectZerdaError(() => s.add([chunk('b', 'x', [1, 0], { metadata: { list: ['ok', '\uDC00'] } })]));
     expect(inMetadata.details.field).toBe('chunks[0].metadata.list[1]');
     expect(await s.count()).toBe(1);
     // A filter value LanceDB could never have stored simply matches nothing.
@@ -161,7 +151,7 @@ describe('textSearch', () => {
   it('is unsupported, with a clear error, when turned off', async () => {
     const s = store({ textSearch: false });
     expect(s.capabilities.textSearch).toBe(false);
-    expect((await rejection(() => s.textSearch('x', { k: 1 }))).code).toBe('ZERDA_UNSUPPORTED');
+    expect((await expectZerdaError(() => s.textSearch('x', { k: 1 }))).code).toBe('ZERDA_UNSUPPORTED');
     await s.close();
   });
 });
@@ -180,11 +170,11 @@ describe('reopening', () => {
     expect(hit?.score).toBeCloseTo(1, 6);
     await reopened.close();
 
-    const wrongMetric = await rejection(() => LanceDbVectorStore.open({ uri: directory.path, table, metric: 'cosine' }));
+    const wrongMetric = await expectZerdaError(() => LanceDbVectorStore.open({ uri: directory.path, table, metric: 'cosine' }));
     expect(wrongMetric.message).toMatch(/options\.metric must be "l2"/);
-    const wrongDimensions = await rejection(() => LanceDbVectorStore.open({ uri: directory.path, table, dimensions: 3 }));
+    const wrongDimensions = await expectZerdaError(() => LanceDbVectorStore.open({ uri: directory.path, table, dimensions: 3 }));
     expect(wrongDimensions.code).toBe('ZERDA_DIMENSION_MISMATCH');
-    const wrongAnalyzer = await rejection(() => LanceDbVectorStore.open({ uri: directory.path, table, analyzer: { stem: false } }));
+    const wrongAnalyzer = await expectZerdaError(() => LanceDbVectorStore.open({ uri: directory.path, table, analyzer: { stem: false } }));
     expect(wrongAnalyzer.message).toMatch(/options\.analyzer/);
   });
 
@@ -193,7 +183,7 @@ describe('reopening', () => {
     const table = uniqueTable('foreign');
     await connection.createTable(table, [{ id: 'x', vector: [1, 2] }]);
     connection.close();
-    const error = await rejection(() => LanceDbVectorStore.open({ uri: directory.path, table }));
+    const error = await expectZerdaError(() => LanceDbVectorStore.open({ uri: directory.path, table }));
     expect(error.code).toBe('ZERDA_UNSUPPORTED');
     expect(error.message).toMatch(/not created by zerda/);
   });
@@ -207,7 +197,7 @@ describe('reopening', () => {
     await s.add([chunk('b', 'x', [1, 0, 0])]);
     expect(s.dimensions).toBe(3);
     await s.close();
-    expect((await rejection(() => s.count())).code).toBe('ZERDA_NOT_READY');
+    expect((await expectZerdaError(() => s.count())).code).toBe('ZERDA_NOT_READY');
   });
 });
 
@@ -238,8 +228,8 @@ describe('vector index', () => {
 
   it('refuses to index a table that does not exist yet', async () => {
     const s = store();
-    expect((await rejection(() => s.createVectorIndex())).code).toBe('ZERDA_NOT_READY');
-    expect((await rejection(() => s.createVectorIndex({ type: 'flat' as never }))).message).toMatch(/options\.type/);
+    expect((await expectZerdaError(() => s.createVectorIndex())).code).toBe('ZERDA_NOT_READY');
+    expect((await expectZerdaError(() => s.createVectorIndex({ type: 'flat' as never }))).message).toMatch(/options\.type/);
     await s.close();
   });
 });

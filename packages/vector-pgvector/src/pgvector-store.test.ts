@@ -1,6 +1,6 @@
 import type { PGlite } from '@electric-sql/pglite';
 import { ZerdaError, type DocumentChunk, type VectorMetric } from '@zerda/types';
-import { seededRandom } from '@zerda/vector-conformance';
+import { seededRandom, expectZerdaError } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPGlite, temporaryDirectory, uniqueCollection } from './__fixtures__/databases.js';
 import { recordingClient } from './__fixtures__/recording-client.js';
@@ -31,16 +31,6 @@ function randomVectors(count: number, dimensions: number, seed: number): Float32
 function chunk(id: string, embedding: ArrayLike<number>, extra: Partial<DocumentChunk> = {}): DocumentChunk {
   const vector = embedding instanceof Float32Array ? embedding : Array.from(embedding);
   return { id, docId: extra.docId ?? id.split('#')[0]!, text: `text ${id}`, source: 'test', metadata: {}, position: { index: 0 }, embedding: vector, ...extra };
-}
-
-async function rejection(action: () => Promise<unknown>): Promise<ZerdaError> {
-  try {
-    await action();
-  } catch (error) {
-    if (ZerdaError.isInstance(error)) return error;
-    throw error;
-  }
-  throw new Error('expected a rejection');
 }
 
 function thrown(action: () => unknown): ZerdaError {
@@ -113,7 +103,7 @@ describe('options and names', () => {
     await exact.add([chunk('wide', new Float32Array(2001).fill(0.5))]);
     expect((await exact.search(new Float32Array(2001).fill(0.5), { k: 1 }))[0]!.chunk.id).toBe('wide');
     const lazy = store();
-    expect((await rejection(() => lazy.add([chunk('wide', new Float32Array(2001).fill(1))]))).code).toBe('ZERDA_UNSUPPORTED');
+    expect((await expectZerdaError(() => lazy.add([chunk('wide', new Float32Array(2001).fill(1))]))).code).toBe('ZERDA_UNSUPPORTED');
     expect(await lazy.count()).toBe(0);
   });
 });
@@ -156,14 +146,14 @@ describe('ensureSchema', () => {
     await store({ collection, dimensions: 5 }).ensureSchema();
     const reopened = await PgVectorStore.open({ connection: database, collection });
     expect(reopened.dimensions).toBe(5);
-    const error = await rejection(() => reopened.add([chunk('x', [1, 2, 3])]));
+    const error = await expectZerdaError(() => reopened.add([chunk('x', [1, 2, 3])]));
     expect(error.code).toBe('ZERDA_DIMENSION_MISMATCH');
   });
 
   it('refuses an existing table with another dimension, naming the table and both dimensions', async () => {
     const collection = uniqueCollection();
     await store({ collection, dimensions: 4 }).ensureSchema();
-    const error = await rejection(() => store({ collection, dimensions: 8 }).ensureSchema());
+    const error = await expectZerdaError(() => store({ collection, dimensions: 8 }).ensureSchema());
     expect(error.code).toBe('ZERDA_DIMENSION_MISMATCH');
     expect(error.message).toContain(collection);
     expect(error.message).toContain('vector(4)');
@@ -173,20 +163,20 @@ describe('ensureSchema', () => {
   it('refuses an existing table built for another metric, a foreign table and a newer layout', async () => {
     const collection = uniqueCollection();
     await store({ collection, dimensions: 4, metric: 'cosine' }).ensureSchema();
-    const metricError = await rejection(() => store({ collection, metric: 'l2' }).ensureSchema());
+    const metricError = await expectZerdaError(() => store({ collection, metric: 'l2' }).ensureSchema());
     expect(metricError.code).toBe('ZERDA_INVALID_CONFIG');
     expect(metricError.message).toContain('"cosine"');
 
     const foreign = uniqueCollection('foreign');
     await database.query(`CREATE TABLE ${foreign} (id text primary key, embedding vector(4))`);
-    const foreignError = await rejection(() => store({ collection: foreign }).ensureSchema());
+    const foreignError = await expectZerdaError(() => store({ collection: foreign }).ensureSchema());
     expect(foreignError.code).toBe('ZERDA_STORE_CORRUPT');
     expect(foreignError.message).toContain('not created by @zerda/vector-pgvector');
 
     const newer = uniqueCollection('newer');
     await store({ collection: newer, dimensions: 4 }).ensureSchema();
     await database.query(`COMMENT ON TABLE ${newer} IS '{"zerda":"vector-pgvector","schemaVersion":99,"metric":"cosine"}'`);
-    const newerError = await rejection(() => store({ collection: newer }).ensureSchema());
+    const newerError = await expectZerdaError(() => store({ collection: newer }).ensureSchema());
     expect(newerError.code).toBe('ZERDA_STORE_CORRUPT');
     expect(newerError.message).toContain('version 99');
   });
@@ -200,7 +190,7 @@ describe('ensureSchema', () => {
       },
       transaction: (fn) => fn(bare),
     };
-    const error = await rejection(() => new PgVectorStore({ connection: bare, createExtension: false }).ensureSchema());
+    const error = await expectZerdaError(() => new PgVectorStore({ connection: bare, createExtension: false }).ensureSchema());
     expect(error.code).toBe('ZERDA_NOT_READY');
     expect(error.message).toContain('CREATE EXTENSION vector');
     expect(statements.some((text) => text.includes('CREATE EXTENSION'))).toBe(false);
@@ -237,8 +227,8 @@ describe('ensureSchema', () => {
     expect(hnsw[0]).toMatch(/m='?12'?/);
     await deferred.dropIndex();
     expect((await indexDefinitions(deferred.collection)).filter((definition) => definition.includes('hnsw'))).toHaveLength(0);
-    expect((await rejection(() => deferred.createIndex({ maintenanceWorkMem: "1GB'; DROP TABLE x" }))).message).toContain('options.maintenanceWorkMem');
-    expect((await rejection(() => store().createIndex())).code).toBe('ZERDA_NOT_READY');
+    expect((await expectZerdaError(() => deferred.createIndex({ maintenanceWorkMem: "1GB'; DROP TABLE x" }))).message).toContain('options.maintenanceWorkMem');
+    expect((await expectZerdaError(() => store().createIndex())).code).toBe('ZERDA_NOT_READY');
   });
 });
 
@@ -271,7 +261,7 @@ describe('writes', () => {
     await faulty.add([chunk('keep', [1, 0], { text: 'original' })]);
     let inserts = 0;
     client.failWhen = (statement) => (statement.text.trimStart().startsWith('INSERT') && ++inserts === 2 ? new Error('connection reset by peer') : undefined);
-    const error = await rejection(() => faulty.add([chunk('keep', [0, 1], { text: 'changed' }), chunk('new1', [1, 1]), chunk('new2', [1, 2]), chunk('new3', [2, 1])]));
+    const error = await expectZerdaError(() => faulty.add([chunk('keep', [0, 1], { text: 'changed' }), chunk('new1', [1, 1]), chunk('new2', [1, 2]), chunk('new3', [2, 1])]));
     expect(error.code).toBe('ZERDA_BACKEND_ERROR');
     expect(error.message).toContain('connection reset by peer');
     expect(inserts).toBe(2);
@@ -284,7 +274,7 @@ describe('writes', () => {
     const strict = store({ batchSize: 2 });
     await strict.add([chunk('keep', [1, 0], { text: 'original' })]);
     await database.query(`ALTER TABLE ${strict.collection} ADD CONSTRAINT no_boom CHECK (text <> 'boom')`);
-    const error = await rejection(() => strict.add([chunk('keep', [0, 1], { text: 'changed' }), chunk('a', [1, 1]), chunk('b', [1, 2], { text: 'boom' })]));
+    const error = await expectZerdaError(() => strict.add([chunk('keep', [0, 1], { text: 'changed' }), chunk('a', [1, 1]), chunk('b', [1, 2], { text: 'boom' })]));
     expect(error.code).toBe('ZERDA_BACKEND_ERROR');
     expect(error.message).toContain('no_boom');
     expect(await strict.count()).toBe(1);
@@ -303,9 +293,9 @@ describe('writes', () => {
       [[chunk('a', [1, 0]), chunk('b', [1, 0], { metadata: { lone: 'x\ud800y' } })], 'ZERDA_INVALID_ARGUMENT'],
       [[chunk('a', [1, 0]), chunk('a', [0, 1])], 'ZERDA_INVALID_ARGUMENT'],
     ];
-    for (const [chunks, code] of bad) expect((await rejection(() => checked.add(chunks))).code).toBe(code);
+    for (const [chunks, code] of bad) expect((await expectZerdaError(() => checked.add(chunks))).code).toBe(code);
     expect(client.statements).toHaveLength(0);
-    const textError = await rejection(() => checked.add([chunk('b', [1, 0], { text: 'nul \u0000 inside' })]));
+    const textError = await expectZerdaError(() => checked.add([chunk('b', [1, 0], { text: 'nul \u0000 inside' })]));
     expect(textError.message).toContain('chunks[0].text');
     expect(textError.message).toContain('U+0000');
   });
@@ -321,8 +311,8 @@ describe('writes', () => {
     await target.clear();
     expect(await target.count()).toBe(0);
     expect(target.dimensions).toBe(2);
-    expect((await rejection(() => target.delete('d0#5' as never))).message).toContain('ids');
-    expect((await rejection(() => target.deleteByDocIds([1 as never]))).message).toContain('docIds[0]');
+    expect((await expectZerdaError(() => target.delete('d0#5' as never))).message).toContain('ids');
+    expect((await expectZerdaError(() => target.deleteByDocIds([1 as never]))).message).toContain('docIds[0]');
   });
 });
 
@@ -355,7 +345,7 @@ describe('search', () => {
     expect(client.statements.find((statement) => statement.text.includes('set_config'))?.params).toEqual(['hnsw.ef_search', '300']);
     const { rows } = await database.query<{ value: string }>("SELECT current_setting('hnsw.ef_search') AS value");
     expect(rows[0]!.value).toBe('40');
-    expect((await rejection(() => target.search([1, 0, 0, 0], { k: 1, efSearch: 5000 }))).message).toContain('options.efSearch');
+    expect((await expectZerdaError(() => target.search([1, 0, 0, 0], { k: 1, efSearch: 5000 }))).message).toContain('options.efSearch');
   });
 
   it('returns k hits through the HNSW index even when k exceeds the default ef_search, and filtered queries fill k (iterative scan)', async () => {
@@ -400,9 +390,9 @@ describe('search', () => {
     expect((await target.search([1, 0], { k: 5, ids: ['a', 'c'], filter: { docId: 'c' } })).map((hit) => hit.chunk.id)).toEqual(['c']);
     expect(hits[0]!.chunk.embedding).toBeUndefined();
     expect(await target.search([1, 0], { k: 5, ids: [] })).toEqual([]);
-    expect((await rejection(() => target.search([1, 0], { k: 5, ids: 'a' as never }))).message).toContain('options.ids');
-    expect((await rejection(() => target.search([1, 0], { k: 5, exact: 'yes' as never }))).message).toContain('options.exact');
-    expect((await rejection(() => target.search([1, 0], { k: 1, filter: { tag: 'nul\u0000' } }))).code).toBe('ZERDA_INVALID_FILTER');
+    expect((await expectZerdaError(() => target.search([1, 0], { k: 5, ids: 'a' as never }))).message).toContain('options.ids');
+    expect((await expectZerdaError(() => target.search([1, 0], { k: 5, exact: 'yes' as never }))).message).toContain('options.exact');
+    expect((await expectZerdaError(() => target.search([1, 0], { k: 1, filter: { tag: 'nul\u0000' } }))).code).toBe('ZERDA_INVALID_FILTER');
   });
 });
 
@@ -480,7 +470,7 @@ describe('text search', () => {
     expect(await target.textSearch('   ', { k: 10 })).toEqual([]);
     // Stop words only: the english and arabic configurations drop them, and no 'simple' row contains them.
     expect(await target.textSearch('and of', { k: 10 })).toEqual([]);
-    expect((await rejection(() => target.textSearch('x', { k: 10, match: 'some' as never }))).message).toContain('options.match');
+    expect((await expectZerdaError(() => target.textSearch('x', { k: 10, match: 'some' as never }))).message).toContain('options.match');
   });
 
   it('treats hostile query text as words', async () => {
@@ -494,7 +484,7 @@ describe('text search', () => {
   it('is refused when the store was created without it', async () => {
     const plain = store({ textSearch: false });
     expect(plain.capabilities.textSearch).toBe(false);
-    expect((await rejection(() => plain.textSearch('x', { k: 1 }))).code).toBe('ZERDA_UNSUPPORTED');
+    expect((await expectZerdaError(() => plain.textSearch('x', { k: 1 }))).code).toBe('ZERDA_UNSUPPORTED');
   });
 
   it('adds the text column to a table created without it, when text search is turned on', async () => {

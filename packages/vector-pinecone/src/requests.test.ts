@@ -1,8 +1,9 @@
+import { expectZerdaError } from '@zerda/vector-conformance';
 // Every request the store makes, as the official client puts it on the wire (captured through the
 // client's `fetchApi` option; nothing leaves the process), checked against Pinecone's documented
 // REST shapes and limits.
 import { Pinecone } from '@pinecone-database/pinecone';
-import { ZerdaError, type DocumentChunk } from '@zerda/types';
+import type { DocumentChunk } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
 import { createFakePinecone, type RecordedRequest } from './__fixtures__/fake-pinecone.js';
 import { createPineconeStore } from './create-store.js';
@@ -22,16 +23,6 @@ function chunk(id: string, embedding: number[], extra: Partial<DocumentChunk> = 
 
 function dataRequests(requests: RecordedRequest[], path: string): RecordedRequest[] {
   return requests.filter((request) => request.path === path);
-}
-
-async function rejection(action: () => Promise<unknown>): Promise<ZerdaError> {
-  try {
-    await action();
-  } catch (error) {
-    if (ZerdaError.isInstance(error)) return error;
-    throw new Error(`expected a ZerdaError, got ${String(error)}`);
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('upsert requests', () => {
@@ -83,7 +74,7 @@ describe('upsert requests', () => {
   it('refuses a chunk over the 40 KB metadata limit before sending anything', async () => {
     const { fake, index } = setup();
     const store = new PineconeVectorStore({ index, dimensions: 3 });
-    const error = await rejection(() => store.add([chunk('ok', [1, 0, 0]), chunk('huge', [0, 1, 0], { text: 'x'.repeat(41_000) })]));
+    const error = await expectZerdaError(() => store.add([chunk('ok', [1, 0, 0]), chunk('huge', [0, 1, 0], { text: 'x'.repeat(41_000) })]));
     expect(error.details.field).toBe('chunks[1]');
     expect(error.message).toMatch(/40960 bytes/);
     expect(fake.requests).toHaveLength(0);
@@ -197,7 +188,7 @@ describe('failures and freshness', () => {
     const { index } = setup({ dimension: 4 });
     // The store was told the wrong dimension; Pinecone refuses the upsert.
     const store = new PineconeVectorStore({ index, namespace: 'oops', dimensions: 3, label: 'pinecone index docs' });
-    const error = await rejection(() => store.add([chunk('a', [1, 0, 0])]));
+    const error = await expectZerdaError(() => store.add([chunk('a', [1, 0, 0])]));
     expect(error.code).toBe('ZERDA_BACKEND_ERROR');
     expect(error.message).toMatch(/Pinecone \(pinecone index docs, namespace "oops"\) failed during upsert/);
   });
@@ -236,11 +227,11 @@ describe('createPineconeStore', () => {
   });
 
   it('needs an index name and an API key', async () => {
-    expect((await rejection(() => createPineconeStore({ indexName: '' }))).details.field).toBe('options.indexName');
+    expect((await expectZerdaError(() => createPineconeStore({ indexName: '' }))).details.field).toBe('options.indexName');
     const saved = process.env.PINECONE_API_KEY;
     delete process.env.PINECONE_API_KEY;
     try {
-      expect((await rejection(() => createPineconeStore({ indexName: 'docs' }))).details.field).toBe('options.apiKey');
+      expect((await expectZerdaError(() => createPineconeStore({ indexName: 'docs' }))).details.field).toBe('options.apiKey');
     } finally {
       if (saved !== undefined) process.env.PINECONE_API_KEY = saved;
     }
