@@ -264,6 +264,13 @@ describe('ChunkFilter: properties', () => {
     expect(ruledOut).toBeGreaterThan(below / 3);
   });
 
+  it('the shingle helpers name bad input', () => {
+    expect(() => shingleHashes('a b c' as never, 3)).toThrow(/wordList/);
+    expect(() => shingleHashes(['a'], 0)).toThrow(/size/);
+    expect(() => sortedJaccard([1, 2] as never, new Uint32Array(0))).toThrow(/\ba\b/);
+    expect(() => mayReachJaccard(new Uint32Array(0), new Uint32Array(0), Number.NaN)).toThrow(/threshold/);
+  });
+
   it('accounts for every candidate exactly once', () => {
     fc.assert(
       fc.property(fc.array(candidate, { maxLength: 40 }), (items) => {

@@ -5,6 +5,11 @@
  */
 
 import { fnv1a } from '@zerda/text';
+import { checkInteger, invalidArgument } from '@zerda/types';
+
+function checkSortedHashes(value: unknown, field: string): void {
+  if (!(value instanceof Uint32Array)) throw invalidArgument(field, 'a Uint32Array from shingleHashes', value);
+}
 
 /** MurmurHash3's finaliser: a bijective 32-bit mix with full avalanche. */
 function mix32(value: number): number {
@@ -24,6 +29,8 @@ function mix32(value: number): number {
  * its words' hashes, so no shingle string is ever built.
  */
 export function shingleHashes(wordList: readonly string[], size: number): Uint32Array {
+  if (!Array.isArray(wordList)) throw invalidArgument('wordList', 'an array of words', wordList);
+  checkInteger(size, 'size', 1, 64);
   if (wordList.length === 0) return new Uint32Array(0);
   const hashes = wordList.map(fnv1a);
   const width = Math.min(size, hashes.length);
@@ -46,6 +53,8 @@ export function shingleSet(wordList: readonly string[], size: number): Set<numbe
 
 /** Exact Jaccard similarity of two sorted, repeat-free arrays (from {@link shingleHashes}): one merge pass. */
 export function sortedJaccard(a: Uint32Array, b: Uint32Array): number {
+  checkSortedHashes(a, 'a');
+  checkSortedHashes(b, 'b');
   if (a.length === 0 && b.length === 0) return 1;
   let shared = 0;
   let i = 0;
@@ -72,6 +81,9 @@ export function sortedJaccard(a: Uint32Array, b: Uint32Array): number {
  * two prefixes (a fifth of each set at t = 0.8) instead of the whole sets.
  */
 export function mayReachJaccard(a: Uint32Array, b: Uint32Array, threshold: number): boolean {
+  checkSortedHashes(a, 'a');
+  checkSortedHashes(b, 'b');
+  if (typeof threshold !== 'number' || !(threshold <= 1)) throw invalidArgument('threshold', 'a number <= 1', threshold);
   if (threshold <= 0 || a.length === 0 || b.length === 0) return true;
   // A hair below the exact bound, so rounding can only keep a pair, never lose one.
   const overlap = Math.ceil((threshold * (a.length + b.length)) / (1 + threshold) - 1e-9);

@@ -1,4 +1,4 @@
-import { createError, invalidArgument, type DocumentChunk, type Retriever, type RetrieveOptions, type ScoredChunk, type VectorStore } from '@zerda/types';
+import { createError, invalidArgument, type Retriever, type RetrieveOptions, type ScoredChunk, type VectorStore } from '@zerda/types';
 import { parseRetrieveOptions, RETRIEVAL_DEFAULTS } from './retrieve-options.js';
 import { isVectorStore } from './vector-retriever.js';
 
@@ -50,10 +50,10 @@ export class StoreTextRetriever implements Retriever {
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredChunk[]> {
     const { topK, filter, signal } = parseRetrieveOptions(query, options, this.topK);
     if (topK === 0 || query.trim() === '') return [];
-    signal?.throwIfAborted();
     const hits = await this.store.textSearch!(query, filter === undefined ? { k: topK } : { k: topK, filter });
+    // parseRetrieveOptions already threw for a signal aborted before the call; this covers one aborted during it.
     signal?.throwIfAborted();
-    return hits.map((hit): ScoredChunk => ({ chunk: hit.chunk as DocumentChunk, score: hit.score, scores: { keyword: hit.score }, retrievers: [this.name] }));
+    return hits.map((hit): ScoredChunk => ({ chunk: hit.chunk, score: hit.score, scores: { keyword: hit.score }, retrievers: [this.name] }));
   }
 
   /** Number of chunks in the store. */

@@ -38,3 +38,14 @@ describe('pushDownFilter', () => {
     expect(anyOf([])).toEqual(constant(false));
   });
 });
+
+describe('pushDownFilter: bad input', () => {
+  it('names the field: an invalid filter, a missing translator, bad building blocks', () => {
+    expect(() => pushDownFilter({ year: { $between: [1, 2] } } as never, plain)).toThrow(/filter/);
+    expect(() => pushDownFilter({ lang: 'ar' }, undefined as never)).toThrow(/fieldFor/);
+    expect(() => leaf(3 as never, '$eq', 1)).toThrow(/field/);
+    expect(() => leaf('lang', 'eq', 1)).toThrow(/operator/);
+    expect(() => allOf('x' as never)).toThrow(/parts/);
+    expect(() => anyOf(undefined as never)).toThrow(/parts/);
+  });
+});

@@ -1,4 +1,5 @@
-import { isOperatorCondition, type FieldCondition, type FilterScalar, type MetadataFilter } from './filter.js';
+import { invalidArgument } from './errors.js';
+import { isOperatorCondition, parseMetadataFilter, type FieldCondition, type FilterScalar, type MetadataFilter } from './filter.js';
 
 /**
  * Pushing a zerda filter down into a backend's MongoDB-like filter language (Chroma's `where`,
@@ -39,6 +40,8 @@ export const SUPERSET: Pushed = { node: TRUE, exact: false };
 
 /** The exact leaf `{ field: { operator: operand } }`. */
 export function leaf(field: string, operator: string, operand: unknown): Pushed {
+  if (typeof field !== 'string') throw invalidArgument('field', 'a backend field name (string)', field);
+  if (typeof operator !== 'string' || !operator.startsWith('$')) throw invalidArgument('operator', 'a backend operator such as "$eq"', operator);
   return exactly({ kind: 'clause', value: { [field]: { [operator]: operand } } });
 }
 
@@ -51,6 +54,7 @@ function clausesOf(parts: readonly Pushed[]): BackendClause[] {
  * proves nothing matches); TRUE parts drop out; a single clause stands alone (`$and` needs two).
  */
 export function allOf(parts: readonly Pushed[]): Pushed {
+  if (!Array.isArray(parts)) throw invalidArgument('parts', 'an array of pushed-down parts', parts);
   if (parts.some((part) => part.node.kind === 'false')) return constant(false);
   const isExact = parts.every((part) => part.exact);
   const kept = clausesOf(parts);
@@ -64,6 +68,7 @@ export function allOf(parts: readonly Pushed[]): Pushed {
  * FALSE parts drop out; a single clause stands alone (`$or` needs two).
  */
 export function anyOf(parts: readonly Pushed[]): Pushed {
+  if (!Array.isArray(parts)) throw invalidArgument('parts', 'an array of pushed-down parts', parts);
   if (parts.some((part) => part.node.kind === 'true' && part.exact)) return constant(true);
   if (parts.some((part) => part.node.kind === 'true')) return SUPERSET;
   const isExact = parts.every((part) => part.exact);
@@ -153,8 +158,9 @@ function push(filter: MetadataFilter, negated: boolean, fieldFor: (key: string) 
  * leaves. `fieldFor(key)` gives the translator of a field (`docId`, `source` or a metadata key).
  */
 export function pushDownFilter(filter: MetadataFilter | undefined, fieldFor: (key: string) => FieldTranslator): PushdownResult {
-  if (!filter) return { clause: undefined, matchesNothing: false, exact: true };
-  const { node, exact } = push(filter, false, fieldFor);
+  if (typeof fieldFor !== 'function') throw invalidArgument('fieldFor', 'a function (key) => FieldTranslator', fieldFor);
+  if (filter === undefined) return { clause: undefined, matchesNothing: false, exact: true };
+  const { node, exact } = push(parseMetadataFilter(filter), false, fieldFor);
   if (node.kind === 'false') return { clause: undefined, matchesNothing: true, exact: true };
   return { clause: node.kind === 'clause' ? node.value : undefined, matchesNothing: false, exact };
 }

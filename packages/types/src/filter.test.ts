@@ -101,6 +101,10 @@ describe('metadataTerms', () => {
     expect([null, 'x', 0, false].every(isFilterScalar)).toBe(true);
     expect([undefined, [], {}].some(isFilterScalar)).toBe(false);
     expect(isOperatorCondition({ $gt: 1 })).toBe(true);
+    expect(() => metadataTerms(null as never)).toThrow(/metadata/);
+    expect(() => metadataTerms(['a'] as never)).toThrow(/metadata/);
+    expect(() => presenceTerm(1 as never)).toThrow(/key/);
+    expect(() => valueTerm('k', { x: 1 } as never)).toThrow(/value/);
     expect([null, 'x', ['a']].some(isOperatorCondition)).toBe(false);
   });
 

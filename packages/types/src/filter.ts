@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JsonValue, Metadata } from './json.js';
+import { invalidArgument } from './errors.js';
 import { parseOrThrow } from './validation.js';
 
 /**
@@ -137,11 +138,14 @@ export function isFilterScalar(value: unknown): value is FilterScalar {
 
 /** The term saying `key` is present (whatever its value, `null` included); see {@link metadataTerms}. */
 export function presenceTerm(key: string): string {
+  if (typeof key !== 'string') throw invalidArgument('key', 'a metadata key (string)', key);
   return JSON.stringify([key]);
 }
 
 /** The term saying `key` holds `value`, or an array with `value` among its top-level elements; see {@link metadataTerms}. */
 export function valueTerm(key: string, value: FilterScalar): string {
+  if (typeof key !== 'string') throw invalidArgument('key', 'a metadata key (string)', key);
+  if (!isFilterScalar(value)) throw invalidArgument('value', 'a string, number, boolean or null', value);
   return JSON.stringify([key, value]);
 }
 
@@ -152,6 +156,7 @@ export function valueTerm(key: string, value: FilterScalar): string {
  * `matchesFilter` compares for equality, `$in`/`$nin` and `$exists`. Keys in metadata order.
  */
 export function metadataTerms(metadata: Metadata): string[] {
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw invalidArgument('metadata', 'a metadata object', metadata);
   const terms: string[] = [];
   for (const [key, value] of Object.entries(metadata)) {
     terms.push(presenceTerm(key));
