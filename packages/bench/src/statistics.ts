@@ -1,16 +1,9 @@
+import { percentile } from '@zerda/types';
+
 /** Summary statistics for latency samples and growth between corpus sizes. */
 
-/** Percentile by linear interpolation between closest ranks (p in [0, 100]); NaN for no samples. */
-export function percentile(samples: readonly number[], p: number): number {
-  if (samples.length === 0) return Number.NaN;
-  const sorted = samples.slice().sort((a, b) => a - b);
-  const position = ((sorted.length - 1) * p) / 100;
-  const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  const low = sorted[lower] as number;
-  const high = sorted[upper] as number;
-  return low + (high - low) * (position - lower);
-}
+/** The one percentile of zerda (interpolated, p in [0, 100], NaN for no samples), re-exported for the report code. */
+export { percentile };
 
 /** Arithmetic mean; NaN for no samples. */
 export function mean(samples: readonly number[]): number {

@@ -5,6 +5,7 @@ import {
   createError,
   describeValue,
   parseOrThrow,
+  percentile,
   type ChunkOptions,
   type DocumentChunk,
   type EmbedFunction,
@@ -49,16 +50,6 @@ const INSIDE_SENTENCE: readonly Level[] = [
   { name: 'word', strength: 2, split: splitWords },
   { name: 'token', strength: 1, split: splitTokens },
 ];
-
-/** The p-th percentile (0-100) with linear interpolation between closest ranks. */
-function percentile(values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const position = (p / 100) * (sorted.length - 1);
-  const lower = Math.floor(position);
-  const upper = Math.ceil(position);
-  const low = sorted[lower] as number;
-  return low + ((sorted[upper] as number) - low) * (position - lower);
-}
 
 /**
  * Semantic chunking: splits the text into sentences (paragraph- and sentence-aware, Arabic

@@ -8,6 +8,7 @@ import { Analyzer, words } from '@zerda/text';
 import { KeywordRetriever } from '@zerda/retriever';
 import { loadBeirDataset, locateDatasets } from '@zerda/retriever/datasets';
 import { join } from 'node:path';
+import { percentile } from '@zerda/types';
 
 const root = locateDatasets(new URL('.', import.meta.url).pathname);
 if (!root) {
@@ -21,10 +22,6 @@ function memory() {
   globalThis.gc?.();
   const usage = process.memoryUsage();
   return usage.heapUsed + usage.arrayBuffers;
-}
-
-function percentile(sorted, share) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(share * sorted.length))];
 }
 
 async function latency(retriever, queries, topK, rounds = 3) {
@@ -42,7 +39,7 @@ async function latency(retriever, queries, topK, rounds = 3) {
   times.sort((a, b) => a - b);
   const mean = times.reduce((sum, time) => sum + time, 0) / times.length;
   const cpuMean = (cpu.user + cpu.system) / 1000 / times.length;
-  return `topK ${topK}: mean ${mean.toFixed(3)} ms wall (${cpuMean.toFixed(3)} ms CPU), p50 ${percentile(times, 0.5).toFixed(3)} ms, p95 ${percentile(times, 0.95).toFixed(3)} ms`;
+  return `topK ${topK}: mean ${mean.toFixed(3)} ms wall (${cpuMean.toFixed(3)} ms CPU), p50 ${percentile(times, 50).toFixed(3)} ms, p95 ${percentile(times, 95).toFixed(3)} ms`;
 }
 
 const queries = scifact.queries.map((query) => query.text);

@@ -12,3 +12,4 @@ export * from './strategies.js';
 export * from './vector-store.js';
 export * from './top-k.js';
 export * from './random.js';
+export * from './statistics.js';

@@ -10,13 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gaussianMixture } from '@zerda/vector-conformance';
 import { ChromaVectorStore, startChromaServer } from '../dist/index.js';
+import { percentile } from '@zerda/types';
 
 const total = Number(process.argv[2] ?? 10_000);
 const queries = Number(process.argv[3] ?? 200);
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function time(action) {
   const start = process.hrtime.bigint();

@@ -7,6 +7,7 @@
 // Prints one JSON line per configuration. Numbers depend on the machine: compare within one run.
 import { gaussianMixture } from '@zerda/vector-conformance';
 import { FaissVectorStore, faissAvailability } from '../dist/index.js';
+import { percentile } from '@zerda/types';
 
 const availability = faissAvailability();
 if (!availability.available) {
@@ -15,10 +16,6 @@ if (!availability.available) {
 }
 const total = Number(process.argv[2] ?? 10_000);
 const queries = Number(process.argv[3] ?? 200);
-
-function percentile(sorted, p) {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function time(action) {
   const start = process.hrtime.bigint();

@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { gaussianMixture } from '@zerda/vector-conformance';
 import { createPGliteStore } from '../dist/index.js';
+import { percentile } from '@zerda/types';
 
 function argument(name, fallback) {
   const index = process.argv.indexOf(`--${name}`);
@@ -25,10 +26,6 @@ const clusters = Number(argument('clusters', '10'));
 const spread = Number(argument('spread', '1'));
 const k = 10;
 const asJson = process.argv.includes('--json');
-
-function percentile(sorted, fraction) {
-  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))];
-}
 
 /** Exact top-k by cosine in plain JavaScript: the ground truth recall is measured against. */
 function exactTopK(vectors, norms, query) {
@@ -88,7 +85,7 @@ async function measure(size) {
         for (const hit of hits) if (truth[q].has(hit.chunk.id)) found++;
       }
       latencies.sort((a, b) => a - b);
-      rows.push({ efSearch, p50: percentile(latencies, 0.5), p95: percentile(latencies, 0.95), recall: found / (queries.length * k) });
+      rows.push({ efSearch, p50: percentile(latencies, 50), p95: percentile(latencies, 95), recall: found / (queries.length * k) });
     }
     const exactLatencies = [];
     for (const query of queries.slice(0, 20)) {
@@ -97,7 +94,7 @@ async function measure(size) {
       exactLatencies.push(performance.now() - start);
     }
     exactLatencies.sort((a, b) => a - b);
-    return { size, dimensions, clusters, spread, loadSeconds, indexSeconds, rows, exactP50: percentile(exactLatencies, 0.5) };
+    return { size, dimensions, clusters, spread, loadSeconds, indexSeconds, rows, exactP50: percentile(exactLatencies, 50) };
   } finally {
     await store.close();
   }

@@ -52,3 +52,18 @@ describe('seededRandom', () => {
     expect(() => seededRandom('1' as never)).toThrow(ZerdaError);
   });
 });
+
+describe('percentile', () => {
+  it('interpolates between the closest ranks, leaves its input alone, and names bad input', async () => {
+    const { percentile } = await import('./statistics.js');
+    const values = [4, 1, 3, 2];
+    expect(percentile(values, 50)).toBe(2.5);
+    expect(percentile(values, 0)).toBe(1);
+    expect(percentile(values, 100)).toBe(4);
+    expect(percentile([7], 95)).toBe(7);
+    expect(values).toEqual([4, 1, 3, 2]);
+    expect(percentile([], 50)).toBeNaN();
+    expect(() => percentile(values, 101)).toThrow(/\bp\b/);
+    expect(() => percentile('1,2' as never, 50)).toThrow(ZerdaError);
+  });
+});
