@@ -67,3 +67,15 @@ describe('percentile', () => {
     expect(() => percentile('1,2' as never, 50)).toThrow(ZerdaError);
   });
 });
+
+describe('similarityFromOneMinusDistance', () => {
+  it('reads the 1 − cos / 1 − dot / squared-l2 convention and names bad input', async () => {
+    const { similarityFromOneMinusDistance } = await import('./vector-store.js');
+    expect(similarityFromOneMinusDistance('cosine', 0.25)).toBeCloseTo(0.75, 12);
+    expect(similarityFromOneMinusDistance('cosine', 2.0000001)).toBe(-1);
+    expect(similarityFromOneMinusDistance('ip', 1 - 3.5)).toBeCloseTo(3.5, 12);
+    expect(similarityFromOneMinusDistance('l2', 9)).toBeCloseTo(1 / 4, 12);
+    expect(() => similarityFromOneMinusDistance('dot' as never, 1)).toThrow(/metric/);
+    expect(() => similarityFromOneMinusDistance('l2', '1' as never)).toThrow(ZerdaError);
+  });
+});

@@ -85,6 +85,24 @@ export function similarityFromDistance(metric: VectorMetric, distance: number, o
 }
 
 /**
+ * Similarity from a distance in the convention hnswlib, Chroma and LanceDB share: cosine 1 − cos
+ * (clamped back into [-1, 1] against rounding), inner product 1 − dot, l2 squared.
+ */
+export function similarityFromOneMinusDistance(metric: VectorMetric, distance: number): number {
+  if (typeof distance !== 'number') throw invalidArgument('distance', 'a number', distance);
+  switch (metric) {
+    case 'cosine':
+      return Math.max(-1, Math.min(1, similarityFromDistance('cosine', distance)));
+    case 'ip':
+      return similarityFromDistance('ip', distance - 1);
+    case 'l2':
+      return similarityFromDistance('l2', distance, { squared: true });
+    default:
+      throw invalidArgument('metric', 'one of "cosine", "ip", "l2"', metric);
+  }
+}
+
+/**
  * Cosine similarity of two equally long vectors, in [-1, 1]; 0 when either vector is all zeros (or
  * so small that its norm underflows). The one implementation every package uses for MMR, diversity
  * and relevance, so that they all agree. Vectors of different lengths throw ZERDA_DIMENSION_MISMATCH.

@@ -5,7 +5,7 @@ import {
   createError,
   invalidArgument,
   matchesFilter,
-  similarityFromDistance,
+  similarityFromOneMinusDistance,
   toDocumentChunks,
   validateEmbedding,
   validateIdList,
@@ -345,18 +345,9 @@ export class ChromaVectorStore implements VectorStore {
     return run;
   }
 
+  /** The backend's distance → zerda similarity (its convention: 1 − cos, 1 − dot, squared l2). */
   private toSimilarity(distance: number): number {
-    switch (this.metric) {
-      case 'cosine':
-        // Chroma's cosine distance is 1 - cos (a zero vector is at distance 1: similarity 0).
-        return Math.max(-1, Math.min(1, similarityFromDistance('cosine', distance)));
-      case 'ip':
-        // Chroma's ip distance is 1 - dot product.
-        return similarityFromDistance('ip', distance - 1);
-      case 'l2':
-        // Chroma's l2 distance is squared.
-        return similarityFromDistance('l2', distance, { squared: true });
-    }
+    return similarityFromOneMinusDistance(this.metric, distance);
   }
 
   private include(): Array<'documents' | 'metadatas' | 'embeddings' | 'distances'> {

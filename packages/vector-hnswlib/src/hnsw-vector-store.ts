@@ -3,7 +3,7 @@ import {
   createError,
   invalidArgument,
   parseMetadataFilter,
-  similarityFromDistance,
+  similarityFromOneMinusDistance,
   toDocumentChunks,
   validateEmbedding,
   type DocumentChunk,
@@ -282,17 +282,9 @@ export class HnswVectorStore implements VectorStore {
       .sort((a, b) => b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0));
   }
 
-  /** hnswlib distance → zerda similarity. */
+  /** The backend's distance → zerda similarity (its convention: 1 − cos, 1 − dot, squared l2). */
   private similarity(distance: number): number {
-    switch (this.metric) {
-      case 'cosine':
-        return Math.max(-1, Math.min(1, similarityFromDistance('cosine', distance)));
-      case 'ip':
-        // hnswlib's inner-product "distance" is 1 - dot; similarityFromDistance expects -dot.
-        return similarityFromDistance('ip', distance - 1);
-      case 'l2':
-        return similarityFromDistance('l2', distance, { squared: true });
-    }
+    return similarityFromOneMinusDistance(this.metric, distance);
   }
 
   /** Deletes chunks by id (their graph nodes are marked deleted and reused later). Unknown ids are ignored. */

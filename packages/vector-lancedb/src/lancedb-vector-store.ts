@@ -6,7 +6,7 @@ import {
   createError,
   invalidArgument,
   matchesFilter,
-  similarityFromDistance,
+  similarityFromOneMinusDistance,
   toDocumentChunks,
   validateEmbedding,
   validateIdList,
@@ -406,17 +406,9 @@ export class LanceDbVectorStore implements VectorStore {
     return this.includeEmbeddings ? [...CHUNK_COLUMNS, 'vector'] : [...CHUNK_COLUMNS];
   }
 
+  /** The backend's distance → zerda similarity (its convention: 1 − cos, 1 − dot, squared l2). */
   private toSimilarity(distance: number): number {
-    switch (this.metric) {
-      case 'cosine':
-        return Math.max(-1, Math.min(1, similarityFromDistance('cosine', distance)));
-      case 'ip':
-        // Lance's "dot" distance is 1 - dot product; zerda's ip score is the dot product itself.
-        return similarityFromDistance('ip', distance - 1);
-      case 'l2':
-        // Lance's l2 distance is squared.
-        return similarityFromDistance('l2', distance, { squared: true });
-    }
+    return similarityFromOneMinusDistance(this.metric, distance);
   }
 
   /**
