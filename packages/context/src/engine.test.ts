@@ -341,4 +341,57 @@ describe('explainResult', () => {
     expect(text).toContain('guard: passed');
     expect(() => explainResult({} as never)).toThrow(/result must be a ContextResult/);
   });
+
+  it('says, per chunk, which sentences were kept and why when the budget made the composer choose (Arabic and English)', async () => {
+    const { explainResult } = await import('./diagnostics.js');
+    const engine = await indexedEngine();
+    for (const query of ['ما هو التوليد المعزز بالاسترجاع؟', 'What is retrieval-augmented generation?']) {
+      const result = await engine.run(query, { overrideBudget: 120 });
+      const chosen = result.chunks.filter((chunk) => chunk.sentences);
+      expect(chosen.length).toBeGreaterThan(0);
+      const text = explainResult(result);
+      expect(text).toContain('sentences kept ✓');
+      expect(text).toMatch(/answerType=(definition|other)/);
+      for (const chunk of chosen) {
+        for (const sentence of chunk.sentences!) {
+          expect(text).toContain(sentence.value.toFixed(3));
+          if (sentence.reasons.includes('lead')) expect(text).toMatch(/\[lead/);
+        }
+      }
+    }
+  });
+});
+
+describe('small-to-big: neighbouring chunks when budget remains (config.composer.neighbors)', () => {
+  const chunked = [
+    { id: 'nile#0', docId: 'nile', text: 'The Nile delta is fertile farmland.', source: 'nile.md', metadata: { tenant: 'a' }, position: { index: 0 } },
+    { id: 'nile#1', docId: 'nile', text: 'Every summer the river flooded the valley and left black silt behind.', source: 'nile.md', metadata: { tenant: 'a' }, position: { index: 1 } },
+    { id: 'nile#2', docId: 'nile', text: 'Secret notes of tenant b about the same river.', source: 'nile.md', metadata: { tenant: 'b' }, position: { index: 2 } },
+    { id: 'النيل#0', docId: 'النيل', text: 'دلتا النيل أرض زراعية خصبة.', source: 'nile-ar.md', metadata: { tenant: 'a' }, position: { index: 0 } },
+    { id: 'النيل#1', docId: 'النيل', text: 'كان النهر يفيض كل صيف ويترك الطمي الأسود.', source: 'nile-ar.md', metadata: { tenant: 'a' }, position: { index: 1 } },
+  ];
+
+  it('is off by default, and with neighbors: 1 widens a used chunk into its document (English and Arabic)', async () => {
+    const plain = new ContextEngine({ config: { cache: { enabled: false } } });
+    await plain.index(chunked);
+    expect((await plain.run('delta fertile', { overrideBudget: 500 })).context).not.toContain('flooded');
+    const engine = new ContextEngine({ config: { cache: { enabled: false }, composer: { neighbors: 1, ordering: 'document' } } });
+    await engine.index(chunked);
+    const english = await engine.run('delta fertile', { overrideBudget: 500, metadataFilters: { tenant: 'a' } });
+    expect(english.context).toContain('The Nile delta is fertile farmland. Every summer the river flooded');
+    expect(english.chunks.find((chunk) => chunk.chunk.id === 'nile#1')?.retrievers).toEqual(['neighbors']);
+    const arabic = await engine.run('دلتا خصبة', { overrideBudget: 500, metadataFilters: { tenant: 'a' } });
+    expect(arabic.context).toContain('يفيض');
+    expect(charCounter(arabic.context)).toBeLessThanOrEqual(500);
+  });
+
+  it('never adds a neighbour outside the run filter, and stays within the budget', async () => {
+    const engine = new ContextEngine({ config: { cache: { enabled: false }, composer: { neighbors: 2, ordering: 'document' } } });
+    await engine.index(chunked);
+    const result = await engine.run('river flooded silt', { overrideBudget: 1000, metadataFilters: { tenant: 'a' } });
+    expect(result.context).not.toContain('tenant b');
+    expect(result.chunks.every((chunk) => chunk.chunk.metadata.tenant === 'a')).toBe(true);
+    const tight = await engine.run('river flooded silt', { overrideBudget: 80, metadataFilters: { tenant: 'a' } });
+    expect(charCounter(tight.context)).toBeLessThanOrEqual(80);
+  });
 });

@@ -18,6 +18,7 @@ import {
   type ChunkFilter as ChunkFilterContract,
   type ChunkRanker,
   type Chunker,
+  type ComposeResult,
   type ContextComposer,
   type ContextEngineConfig,
   type ContextGuard as ContextGuardContract,
@@ -325,7 +326,10 @@ export class ContextEngine {
     timings.rank = now() - stage;
 
     stage = now();
-    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.template });
+    const composeOptions = { budget, counter: this.counter, analysis, template: this.template };
+    let composed = await this.composer.compose(ranked, composeOptions);
+    const expanded = await this.withNeighbors(ranked, composed, budget, filter);
+    if (expanded) composed = await this.composer.compose(expanded, composeOptions);
     timings.compose = now() - stage;
 
     stage = now();
@@ -358,6 +362,34 @@ export class ContextEngine {
     if (cacheKey !== undefined && this.cache && generation === this.generation) this.cache.set(cacheKey, result);
     this.afterRun(result, literal, recordTurn, false);
     return result;
+  }
+
+  /**
+   * Small-to-big (`config.composer.neighbors`): when the context leaves budget unused, the ranked
+   * list with the neighbouring chunks of every used chunk inserted right after it (same document,
+   * matching the run's filter, not already a candidate); undefined when there is nothing to add.
+   */
+  private async withNeighbors(ranked: ScoredChunk[], composed: ComposeResult, budget: number, filter: MetadataFilter | undefined): Promise<ScoredChunk[] | undefined> {
+    const distance = this.config.composer.neighbors;
+    const retriever = this.retriever;
+    if (distance === 0 || !retriever?.neighbors || composed.chunks.length === 0 || composed.stats.length >= budget) return undefined;
+    const known = new Set(ranked.map((candidate) => candidate.chunk.id));
+    const found = await retriever.neighbors(composed.chunks.map((used) => used.chunk), distance, filter ? { filter } : {});
+    const fresh = found.filter((chunk) => !known.has(chunk.id) && (!filter || matchesFilter(chunk, filter)));
+    if (fresh.length === 0) return undefined;
+    const byAnchor = new Map<string, DocumentChunk[]>();
+    for (const chunk of fresh) {
+      const anchor = composed.chunks
+        .filter((used) => used.chunk.docId === chunk.docId)
+        .reduce((best, used) => (Math.abs(used.chunk.position.index - chunk.position.index) < Math.abs(best.chunk.position.index - chunk.position.index) ? used : best));
+      const list = byAnchor.get(anchor.chunk.id) ?? [];
+      list.push(chunk);
+      byAnchor.set(anchor.chunk.id, list);
+    }
+    return ranked.flatMap((candidate) => [
+      candidate,
+      ...(byAnchor.get(candidate.chunk.id) ?? []).map((chunk): ScoredChunk => ({ chunk, score: candidate.score, scores: { neighbor: 1, composite: candidate.score }, retrievers: ['neighbors'] })),
+    ]);
   }
 
   private afterRun(result: ContextResult, literal: string, recordTurn: boolean, fromCache: boolean): void {

@@ -6,6 +6,7 @@ import {
   toDocumentChunks,
   ZerdaError,
   type DocumentChunk,
+  type MetadataFilter,
   type RetrievalConfig,
   type RetrieveOptions,
   type Retriever,
@@ -181,6 +182,17 @@ export class HybridRetriever implements Retriever {
   async remove(docIds: string[]): Promise<void> {
     const ids = parseDocIds(docIds, 'docIds');
     await this.fanOut('remove', (retriever) => (retriever.remove ? () => retriever.remove!(ids) : undefined));
+  }
+
+  /** Neighbouring chunks (see `Retriever.neighbors`) from the first sub-retriever that can look them up; none otherwise. */
+  async neighbors(chunks: DocumentChunk[], distance: number, options: { filter?: MetadataFilter } = {}): Promise<DocumentChunk[]> {
+    const source = this.retrievers.find((retriever) => typeof retriever.neighbors === 'function');
+    if (!source) return [];
+    try {
+      return await source.neighbors!(chunks, distance, options);
+    } catch (error) {
+      throw subRetrieverError(source.name, 'neighbors', error);
+    }
   }
 
   /** The largest size reported by a sub-retriever (0 when none reports one). */

@@ -5,12 +5,14 @@ import {
   matchesFilter,
   toDocumentChunks,
   type DocumentChunk,
+  type MetadataFilter,
   type RetrieveOptions,
   type Retriever,
   type ScoredChunk,
 } from '@zerda/types';
 import { decodeUint32, encodeUint32 } from './binary-encoding.js';
 import { Bm25Index, validateSnapshot, type AnalyzedChunk, type Bm25IndexStats, type Bm25Parameters, type WeightedTerm } from './bm25-index.js';
+import { groupByDocument, neighborsIn } from './neighbors.js';
 import { WriteQueue, yieldToEventLoop } from './write-queue.js';
 import {
   RETRIEVAL_DEFAULTS,
@@ -144,6 +146,10 @@ export class KeywordRetriever implements Retriever {
   private invertedIndex: Bm25Index;
   private readonly compaction: { deltaRatio: number; tombstoneRatio: number };
   private readonly writes = new WriteQueue();
+  /** Chunks by document, in position order, for `neighbors`; rebuilt after a write changed the corpus. */
+  private byDocument: { version: number; chunks: Map<string, DocumentChunk[]> } | undefined;
+  /** Bumped by every write, so that `byDocument` knows when it is stale. */
+  private version = 0;
 
   constructor(options: KeywordRetrieverOptions = {}) {
     const record = optionsObject(options, 'options');
@@ -194,6 +200,7 @@ export class KeywordRetriever implements Retriever {
       }
       next.finishBulk();
       this.invertedIndex = next;
+      this.version += 1;
     });
   }
 
@@ -203,6 +210,7 @@ export class KeywordRetriever implements Retriever {
     await this.writes.run(async () => {
       const entries = await this.analyzeChunks(validated);
       this.invertedIndex.add(entries);
+      this.version += 1;
     });
   }
 
@@ -211,6 +219,7 @@ export class KeywordRetriever implements Retriever {
     const ids = parseDocIds(docIds, 'docIds');
     await this.writes.run(() => {
       this.invertedIndex.removeDocuments(ids);
+      this.version += 1;
     });
   }
 
@@ -219,7 +228,18 @@ export class KeywordRetriever implements Retriever {
     const ids = parseDocIds(chunkIds, 'chunkIds');
     await this.writes.run(() => {
       this.invertedIndex.removeChunks(ids);
+      this.version += 1;
     });
+  }
+
+  /**
+   * The chunks next to `chunks` in their documents (`position.index` within `distance`), matching
+   * `options.filter`, the given chunks excluded; see {@link Retriever.neighbors}. The first call
+   * after a write groups the corpus by document once.
+   */
+  async neighbors(chunks: DocumentChunk[], distance: number, options: { filter?: MetadataFilter } = {}): Promise<DocumentChunk[]> {
+    if (this.byDocument?.version !== this.version) this.byDocument = { version: this.version, chunks: groupByDocument(this.invertedIndex.allChunks()) };
+    return neighborsIn(this.byDocument.chunks, chunks, distance, options);
   }
 
   /** Number of chunks indexed. */

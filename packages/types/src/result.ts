@@ -14,6 +14,36 @@ export interface GuardWarning {
 }
 
 /** A chunk as it ended up in the context. */
+/** Why the composer valued a sentence: the signals its sentence model weighed. */
+export type SentenceReason =
+  /** The chunk's first sentence (leads state the topic and often the answer). */
+  | 'lead'
+  /** Holds query terms (see `terms`). */
+  | 'query-terms'
+  /** Next to a sentence that holds query terms. */
+  | 'neighbour'
+  /** Holds the kind of information the question asks for (`analysis.answerType`): a year, a number, a name … */
+  | 'answer-type'
+  /** Its chunk's title holds query terms. */
+  | 'title';
+
+/** One sentence of a used chunk: whether the context keeps it, and why it was worth keeping (or not). */
+export interface SentenceChoice {
+  /** UTF-16 offsets of the sentence in the chunk text (end exclusive). */
+  start: number;
+  end: number;
+  /** `whole`: in the context; `prefix`: cut at a word boundary to fill the budget; `none`: left out. */
+  kept: 'whole' | 'prefix' | 'none';
+  /**
+   * The composer's estimate that this sentence holds the answer, in [0, 1] (its sentence model: rank
+   * and retrieval confidence of the chunk, position, query terms, neighbours, answer-type cues).
+   */
+  value: number;
+  /** Analysed query terms the sentence contains. */
+  terms: string[];
+  reasons: SentenceReason[];
+}
+
 export interface UsedChunk extends ScoredChunk {
   /** The text of this chunk that is in the context (all of it, or what compression/truncation kept). */
   keptText: string;
@@ -25,6 +55,11 @@ export interface UsedChunk extends ScoredChunk {
   rank: number;
   /** 1-based citation number in the context, when the template numbers passages. */
   citation?: number;
+  /**
+   * Every sentence of the chunk with what the context keeps of it and why, when the composer chose
+   * sentences by value (query-focused compression); absent when the chunk was kept whole without a choice.
+   */
+  sentences?: SentenceChoice[];
 }
 
 /** Why a candidate was dropped before composition. */

@@ -50,6 +50,13 @@ export interface Retriever {
   remove?(docIds: string[]): Promise<void>;
   /** Number of chunks indexed. */
   size?(): MaybePromise<number>;
+  /**
+   * Chunks next to the given ones in their documents: every indexed chunk of a given chunk's
+   * document whose `position.index` is within `distance` of the given chunk's, matching
+   * `options.filter`, the given chunks themselves excluded, in document then position order.
+   * Lets the engine widen a chosen small chunk into its surroundings (small-to-big). Optional.
+   */
+  neighbors?(chunks: DocumentChunk[], distance: number, options?: { filter?: MetadataFilter }): MaybePromise<DocumentChunk[]>;
 }
 
 export interface FilterOutcome {
