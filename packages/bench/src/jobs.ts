@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluateRun, type EvaluationSummary } from '@zerda/retriever';
 import type { DocumentChunk, Embedder, LengthCounter, VectorStore } from '@zerda/types';
+import { AnswerTally, answeredQueries, heldOutName, type SplitGroup } from './answer-context.js';
 import { auditContext, summarizeAudits, type ContextQuality } from './context-metrics.js';
 import { loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
 import { chooseEmbedder, embedDocuments, embeddingText, type EmbedderChoice } from './embedding.js';
@@ -43,6 +44,9 @@ export interface EngineJob {
   warmup: number;
   /** `default`: `index(chunks, { embedder })` when the language has a model (keyword + vector hybrid), else keyword; `keyword`: `index(chunks)`. */
   variant: EngineVariant;
+  /** Character and cl100k token budgets of answer-in-context (datasets with `answers.jsonl`; every answered query, per split). */
+  answerBudgets?: number[];
+  answerTokenBudgets?: number[];
 }
 
 /** How the engine under test is indexed. */
@@ -120,8 +124,22 @@ export interface EngineBudgetResult {
   latency: LatencySummary;
 }
 
+/** answer-in-context of one engine at one budget on one split group. */
+export interface AnswerRate {
+  /** `train` (where parameters are chosen) or `held-out`; `splitName` says which (`dev`, `test`). */
+  split: SplitGroup;
+  splitName: string;
+  unit: 'chars' | 'tokens';
+  budget: number;
+  queries: number;
+  /** Share of questions whose context holds a gold answer (0–1). */
+  rate: number;
+}
+
 export interface EngineResult extends JobStatus {
   kind: 'engine';
+  /** answer-in-context per split and budget, for datasets with answers. */
+  answers?: AnswerRate[];
   dataset: string;
   variant: EngineVariant;
   retrievers: string;
@@ -306,10 +324,47 @@ export async function runEngineJob(job: EngineJob): Promise<EngineResult> {
       const queries = dataset.queries.slice(0, job.tokenQueries);
       for (const budget of job.tokenBudgets) await measure(tokenEngine, budget, 'tokens', queries, counter);
     }
-    return { ...base, status: 'ok', retrievers, build: cost, budgets, ...(stages ? { stages } : {}) };
+    const answers = dataset.answers ? await measureAnswers(dataset, job, engine, async (counter) => {
+      const tokenEngine = new ContextEngine({ config: ENGINE_BENCH_CONFIG, lengthCounter: counter });
+      await tokenEngine.index(chunks, indexOptions);
+      return tokenEngine;
+    }) : undefined;
+    return { ...base, status: 'ok', retrievers, build: cost, budgets, ...(stages ? { stages } : {}), ...(answers ? { answers } : {}) };
   } catch (error) {
     return { ...base, retrievers, ...statusOf(error) };
   }
+}
+
+type RunningEngine = { run(query: string, options: { overrideBudget: number; useHistory: boolean; recordTurn: boolean }): Promise<{ context: string }> };
+
+/** answer-in-context of the engine at every answer budget, per split group (every answered query). */
+async function measureAnswers(dataset: BenchDataset, job: EngineJob, engine: RunningEngine, withCounter: (counter: LengthCounter) => Promise<RunningEngine>): Promise<AnswerRate[]> {
+  const groups = answeredQueries(dataset);
+  const rates: AnswerRate[] = [];
+  const { charCounter } = await import('@zerda/text');
+  const { tokenCounter } = await import('@zerda/context-core');
+  const units: Array<{ unit: 'chars' | 'tokens'; budgets: readonly number[]; counter: LengthCounter }> = [
+    { unit: 'chars', budgets: job.answerBudgets ?? [], counter: charCounter },
+    { unit: 'tokens', budgets: job.answerTokenBudgets ?? [], counter: tokenCounter('cl100k_base') },
+  ];
+  for (const { unit, budgets, counter } of units) {
+    if (budgets.length === 0) continue;
+    const runner = unit === 'chars' ? engine : await withCounter(counter);
+    for (const split of ['train', 'held-out'] as SplitGroup[]) {
+      const queries = groups[split];
+      if (queries.length === 0) continue;
+      for (const budget of budgets) {
+        const tally = new AnswerTally();
+        for (const query of queries) {
+          const result = await runner.run(query.text, { overrideBudget: budget, useHistory: false, recordTurn: false });
+          if (counter(result.context) > budget) throw new Error(`a context exceeded its budget (${budget} ${unit}) for query ${query.id}`);
+          tally.add(result.context, dataset.answers?.get(query.id) ?? []);
+        }
+        rates.push({ split, splitName: split === 'train' ? 'train' : heldOutName(dataset), unit, budget, queries: queries.length, rate: tally.rate });
+      }
+    }
+  }
+  return rates;
 }
 
 /** Queries for the scale and vector jobs: a seeded choice of the source dataset's queries. */

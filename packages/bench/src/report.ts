@@ -162,6 +162,58 @@ function contextTable(report: BenchmarkReport, engines: readonly EngineResult[],
   return table(header, rows);
 }
 
+/**
+ * answer-in-context of one dataset and split: the engine(s), naive packing of our own BM25 top 10
+ * (the floor), of every peer's top 10, and the oracle (the ceiling), at every character and token budget.
+ */
+function answerTable(report: BenchmarkReport, dataset: string, split: 'train' | 'held-out'): string {
+  const naive = (report.naiveAnswers ?? []).filter((row) => row.dataset === dataset && row.split === split);
+  const engines = report.engine.filter((engine) => engine.dataset === dataset && engine.answers?.some((rate) => rate.split === split));
+  if (naive.length === 0 && engines.length === 0) return '';
+  const charBudgets = report.settings.answerBudgets ?? [];
+  const tokenBudgets = report.settings.answerTokenBudgets ?? [];
+  const columns: Array<{ unit: 'chars' | 'tokens'; budget: number }> = [...charBudgets.map((budget) => ({ unit: 'chars' as const, budget })), ...tokenBudgets.map((budget) => ({ unit: 'tokens' as const, budget }))];
+  const floorAt = (unit: string, budget: number) => naive.find((row) => row.system === 'zerda-keyword' && row.unit === unit && row.budget === budget)?.rate;
+  const header = ['context', ...columns.map(({ unit, budget }) => (unit === 'chars' ? `@${budget} chars` : `@${budget} tokens`))];
+  const rows: string[][] = [];
+  const cell = (rate: number | undefined, floor: number | undefined) => (rate === undefined ? '–' : floor === undefined ? percent(rate) : `${percent(rate)} (${points(rate, floor)})`);
+  for (const engine of engines) {
+    const at = (unit: string, budget: number) => engine.answers?.find((rate) => rate.split === split && rate.unit === unit && rate.budget === budget)?.rate;
+    rows.push([ENGINE_LABEL[engine.variant] ?? engine.variant, ...columns.map(({ unit, budget }) => cell(at(unit, budget), floorAt(unit, budget)))]);
+  }
+  for (const system of SYSTEM_IDS) {
+    const list = naive.filter((row) => row.system === system);
+    if (list.length === 0) continue;
+    const at = (unit: string, budget: number) => list.find((row) => row.unit === unit && row.budget === budget)?.rate;
+    const own = system === 'zerda-keyword';
+    rows.push([`${label(system)} top-10, naive packing${own ? ' (the floor)' : ''}`, ...columns.map(({ unit, budget }) => (own ? percent(at(unit, budget)) : cell(at(unit, budget), floorAt(unit, budget))))]);
+  }
+  const oracle = naive.find((row) => row.system === 'oracle');
+  if (oracle) rows.push([`oracle: the answer is anywhere in our top 10 (top 1 alone: ${percent(oracle.top1)})`, ...columns.map(() => percent(oracle.rate))]);
+  return table(header, rows);
+}
+
+/** The answer-in-context section: per dataset with answers, the held-out split first, then train. */
+function answerSection(report: BenchmarkReport): string[] {
+  const datasets = report.datasets.filter((dataset) => (report.naiveAnswers ?? []).some((row) => row.dataset === dataset.name) || report.engine.some((engine) => engine.dataset === dataset.name && engine.answers));
+  if (datasets.length === 0) return [];
+  const lines = [
+    '## Context quality: answer-in-context',
+    '',
+    'answer-in-context@B = share of questions whose context, built within budget B, holds a gold answer string (`answerInContext` of @zerda/retriever: both sides compared after NFKC, case folding and whitespace collapsing, with Arabic diacritics and tatweel removed and alef forms unified). `ContextEngine.run(query, { overrideBudget: B })` with its defaults (cache, history and adaptive depth off) against naive packing — the top 10 joined by blank lines and cut at B at a word boundary, with the same counter — of zerda’s own BM25 (the floor the engine must never fall below) and of every peer; the oracle is the share of questions whose answer appears anywhere in zerda’s BM25 top 10 (the ceiling). Points in brackets are against the floor. The composer’s sentence model was fitted on the `train` splits only (`pnpm --filter @zerda/bench fit-composer`); the held-out split (TyDi `dev`, ARCD `test`) is what the defaults are judged on. cl100k token rows count with `tokenCounter(\'cl100k_base\')` from @zerda/context-core on both sides.',
+    '',
+  ];
+  for (const dataset of datasets) {
+    const heldOut = (report.naiveAnswers ?? []).find((row) => row.dataset === dataset.name && row.split === 'held-out');
+    const train = (report.naiveAnswers ?? []).find((row) => row.dataset === dataset.name && row.split === 'train');
+    const heldOutTable = answerTable(report, dataset.name, 'held-out');
+    if (heldOutTable) lines.push(`### ${dataset.name} — ${heldOut?.splitName ?? 'held-out'} (${heldOut?.queries.toLocaleString('en') ?? '–'} questions, held out)`, '', heldOutTable, '');
+    const trainTable = answerTable(report, dataset.name, 'train');
+    if (trainTable) lines.push(`### ${dataset.name} — train (${train?.queries.toLocaleString('en') ?? '–'} questions, where parameters were chosen)`, '', trainTable, '');
+  }
+  return lines;
+}
+
 /** "analyze 0.2, retrieve 4.5, …" from mean stage timings (cache and total left out). */
 function stageSummary(stages: Record<string, number> | undefined): string {
   if (!stages) return '–';
@@ -288,6 +340,7 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
     );
     for (const dataset of report.datasets) lines.push(`### ${dataset.name}`, '', retrievalSpeed(report, dataset.name), '');
   }
+  lines.push(...answerSection(report));
   if (report.engine.length > 0) {
     lines.push('## Context quality: gold-in-context', '');
     lines.push(
