@@ -182,42 +182,73 @@ export interface BrowserRun {
   requests: string[];
 }
 
-const ORIGIN = 'http://zerda.localhost';
+/** The private origin static sites are served at, inside the browser only. */
+export const SITE_ORIGIN = 'http://zerda.localhost';
+
+/** A Chromium page showing a static site, and what it requested. */
+export interface StaticSite {
+  page: import('playwright-core').Page;
+  /** Every URL the page requested, in order. */
+  requests: string[];
+  /** Uncaught errors of the page. */
+  pageErrors: string[];
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
 
 /**
- * Runs the smoke script in headless Chromium (Debian's, driven by playwright-core, never a
- * downloaded browser) with a fresh empty profile: a page at a private origin imports the bundle
- * and the smoke script as ES modules. Every request is answered from `bundleDir` by the test (no
- * server, no socket); any other request is aborted.
+ * Opens `SITE_ORIGIN/` in headless Chromium (Debian's, driven by playwright-core, never a
+ * downloaded browser) with a fresh empty profile. Every request is answered from `siteDir` by the
+ * test itself (no server, no socket: `pages` adds generated files, such as `index.html`); a
+ * request to any other origin is aborted.
  */
-export async function runSmokeChromium(executable: string, bundleDir: string, pageScript = PAGE_SCRIPT): Promise<BrowserRun> {
+export async function openStaticSite(executable: string, siteDir: string, pages: Record<string, string> = {}): Promise<StaticSite> {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'zerda-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: executable, headless: true, args: CHROMIUM_FLAGS, offline: false });
+  const context = await chromium.launchPersistentContext(profile, { executablePath: executable, headless: true, args: CHROMIUM_FLAGS });
+  const close = async () => {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  };
   try {
     const requests: string[] = [];
     const pageErrors: string[] = [];
     await context.route('**/*', (route) => {
       const url = new URL(route.request().url());
       requests.push(url.href);
-      if (url.origin !== ORIGIN) return route.abort('blockedbyclient');
-      if (url.pathname === '/' || url.pathname === '/index.html') {
-        return route.fulfill({ contentType: 'text/html; charset=utf-8', body: `<!doctype html><html><head><meta charset="utf-8"><title>zerda smoke</title></head><body><script type="module">${pageScript}</script></body></html>` });
-      }
-      const file = join(bundleDir, url.pathname.slice(1));
-      if (!/^\/[\w.-]+\.js$/.test(url.pathname) || !existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
-      return route.fulfill({ path: file, contentType: 'text/javascript; charset=utf-8' });
+      if (url.origin !== SITE_ORIGIN) return route.abort('blockedbyclient');
+      const name = url.pathname === '/' ? 'index.html' : url.pathname.slice(1);
+      const type = CONTENT_TYPES[/\.[a-z]+$/.exec(name)?.[0] ?? ''] ?? 'application/octet-stream';
+      if (pages[name] !== undefined) return route.fulfill({ contentType: type, body: pages[name] });
+      const file = join(siteDir, name);
+      if (!/^[\w.-]+$/.test(name) || !existsSync(file)) return route.fulfill({ status: 404, body: 'not found' });
+      return route.fulfill({ path: file, contentType: type });
     });
     const page = context.pages()[0] ?? (await context.newPage());
     page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(`${ORIGIN}/`);
-    const handle = await page.waitForFunction(() => (globalThis as { __zerdaSmoke?: unknown }).__zerdaSmoke, undefined, { timeout: 180_000 });
+    await page.goto(`${SITE_ORIGIN}/`);
+    return { page, requests, pageErrors, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/**
+ * Runs the smoke script in headless Chromium: a page at a private origin imports the bundle and
+ * the smoke script as ES modules (see {@link openStaticSite}).
+ */
+export async function runSmokeChromium(executable: string, bundleDir: string, pageScript = PAGE_SCRIPT): Promise<BrowserRun> {
+  const html = `<!doctype html><html><head><meta charset="utf-8"><title>zerda smoke</title></head><body><script type="module">${pageScript}</script></body></html>`;
+  const site = await openStaticSite(executable, bundleDir, { 'index.html': html });
+  try {
+    const handle = await site.page.waitForFunction(() => (globalThis as { __zerdaSmoke?: unknown }).__zerdaSmoke, undefined, { timeout: 180_000 });
     const outcome = (await handle.jsonValue()) as { report?: SmokeReport; error?: string };
-    if (!outcome.report) throw new Error(`the smoke script failed in Chromium: ${outcome.error ?? 'no report'}${pageErrors.length ? `\npage errors: ${pageErrors.join('\n')}` : ''}`);
-    return { report: outcome.report, requests };
+    if (!outcome.report) throw new Error(`the smoke script failed in Chromium: ${outcome.error ?? 'no report'}${site.pageErrors.length ? `\npage errors: ${site.pageErrors.join('\n')}` : ''}`);
+    return { report: outcome.report, requests: site.requests };
   } finally {
-    await context.close();
-    rmSync(profile, { recursive: true, force: true });
+    await site.close();
   }
 }
 
