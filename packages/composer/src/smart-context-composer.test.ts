@@ -202,6 +202,7 @@ describe('budget fitting (no query: whole chunks by rank, then one cut)', () => 
     expect(tokens.stats.unit).toBe('tokens');
   });
 
+  // 18 fits measured by a real BPE tokenizer: seconds on a loaded 2-core machine.
   it('fits a real tokenizer budget (cl100k_base) for Arabic and English, with and without a query', { timeout: 60_000 }, () => {
     const tokens = tokenCounter('cl100k_base');
     const long = [...corpus(), scored('library#0', ARABIC_LIBRARY), scored('mixed#0', MIXED)];

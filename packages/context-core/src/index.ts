@@ -27,6 +27,7 @@ export {
 } from './adaptive-learning.js';
 export {
   charCounter,
+  loadTokenEncoding,
   tokenCounter,
   toLengthCounter,
   wordCounter,

@@ -88,6 +88,25 @@ describe('ContextEngine.run — the whole pipeline', () => {
     expect(result.budget.unit).toBe('words');
   });
 
+  it('awaits the counter\'s load() before it counts (a tokenizer whose table loads asynchronously)', async () => {
+    let ready = false;
+    const loads: number[] = [];
+    const counter = Object.assign(
+      (text: string) => {
+        if (!ready) throw new Error('counted before load()');
+        return wordCounter(text);
+      },
+      { unit: 'words', counterName: 'lazy-words', load: async () => { loads.push(1); await new Promise((resolve) => setTimeout(resolve, 5)); ready = true; } },
+    );
+    const engine = await indexedEngine({ lengthCounter: counter });
+    const result = await engine.run('search documents vectors chunks', { overrideBudget: 60 });
+    expect(result.context.length).toBeGreaterThan(0);
+    expect(wordCounter(result.context)).toBeLessThanOrEqual(60);
+    expect(await engine.runMulti(['retrieval', 'البحث عن المقاطع'], { globalBudget: 80 })).not.toBe('');
+    expect(loads.length).toBeGreaterThanOrEqual(1);
+    expectZerdaError(() => new ContextEngine({ lengthCounter: Object.assign(() => 1, { load: 'soon' }) as never }), /options\.lengthCounter\.load must be a function/);
+  });
+
   it('never exceeds the budget, for any query and budget (property)', async () => {
     const engine = await indexedEngine({ config: { cache: { enabled: false } } });
     await fc.assert(

@@ -110,6 +110,9 @@ export class ContextEngine {
     if (options.lengthCounter !== undefined && typeof options.lengthCounter !== 'function') {
       throw invalidArgument('options.lengthCounter', 'a function (text: string) => number', options.lengthCounter);
     }
+    if (options.lengthCounter?.load !== undefined && typeof options.lengthCounter.load !== 'function') {
+      throw invalidArgument('options.lengthCounter.load', 'a function () => Promise<void> or nothing', options.lengthCounter.load);
+    }
     this.counter = options.lengthCounter ?? charCounter;
     this.logger = options.logger;
     this.cache = config.cache.enabled ? new ContextCache<ContextResult>(config.cache) : undefined;
@@ -271,6 +274,7 @@ export class ContextEngine {
     const started = now();
     const literal = requireString(query, 'query');
     parseOrThrow(runOptionsSchema, options, 'options');
+    if (this.counter.load) await this.counter.load();
     const filter = options.metadataFilters === undefined ? undefined : parseMetadataFilter(options.metadataFilters, 'options.metadataFilters');
     const useHistory = options.useHistory ?? true;
     const recordTurn = options.recordTurn ?? true;
@@ -435,6 +439,7 @@ export class ContextEngine {
     if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
     const list = queries.map((query, i) => requireString(query, `queries[${i}]`));
     if (list.length === 0) return { context: '', results: [], allocations: [] };
+    if (this.counter.load) await this.counter.load();
     const { globalBudget, useWeighted = true, ...runOptions } = options;
     const global = globalBudget ?? this.config.composer.maxContextLength;
     const analyses = await Promise.all(list.map((query) => this.analyzer.analyze(query, { literalQuery: query })));
@@ -468,6 +473,7 @@ export class ContextEngine {
     const literal = requireString(query, 'query');
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of [chunk, score] tuples', chunks);
     const scored: ScoredChunk[] = chunks.map((tuple, i) => tupleToScored(tuple, i));
+    if (this.counter.load) await this.counter.load();
     const analysis = await this.analyzer.analyze(literal, { literalQuery: literal });
     const budget = options.maxLength ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength);
     const filtered = await this.chunkFilter.filter(scored, { analysis });
@@ -490,6 +496,7 @@ export class ContextEngine {
     }
     const list = queries.map((query, i) => requireString(query, `queries[${i}]`));
     if (list.length === 0) return '';
+    if (this.counter.load) await this.counter.load();
     const global = options.globalBudget ?? this.config.composer.maxContextLength;
     const analyses = await Promise.all(list.map((query) => this.analyzer.analyze(query, { literalQuery: query })));
     const allocations = this.allocate(analyses, global, options.useWeighted ?? true);

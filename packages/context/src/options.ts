@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EmbeddingProgress, LangChainVectorStoreLike } from '@zerda/retriever';
 import type {
   BudgetAllocator,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOrThrow } from './validation.js';
 
 const unit = z.number().min(0).max(1);

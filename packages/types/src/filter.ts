@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JsonValue, Metadata } from './json.js';
 import { invalidArgument } from './errors.js';
 import { parseOrThrow } from './validation.js';

@@ -16,6 +16,12 @@ export interface LengthCounter {
   (text: string): number;
   readonly unit?: string;
   readonly counterName?: string;
+  /**
+   * Loads what the counter needs before its first (synchronous) call, such as a tokenizer's rank
+   * table in a browser or a worker. `ContextEngine` awaits it before it composes; code that calls
+   * the counter on its own awaits it first. Counters without data to load omit it.
+   */
+  readonly load?: () => Promise<void>;
 }
 
 /** Turns a query into a {@link QueryAnalysis}. */

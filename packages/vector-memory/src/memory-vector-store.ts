@@ -23,7 +23,6 @@ import {
   type VectorStoreCapabilities,
 } from '@zerda/types';
 import { VectorPages } from './vector-pages.js';
-import { readStoreFile, writeStoreFile } from './store-file.js';
 
 /** Options of {@link MemoryVectorStore}. Every field is optional. */
 export interface MemoryVectorStoreOptions {
@@ -132,6 +131,16 @@ function squaredNorm(vector: Float32Array): number {
   let sum = 0;
   for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
   return sum;
+}
+
+/**
+ * The file format module, loaded on the first `save`/`load` so that importing the store loads no
+ * Node built-in. `#store-file` is a conditional import (package.json `imports`): Node.js, Bun and
+ * Deno get the `node:fs` implementation; browsers and workers get one that fails with
+ * `ZERDA_UNSUPPORTED` (use `toJSON()`/`fromJSON()` there), so bundlers never see `node:fs`.
+ */
+function storeFile(): Promise<typeof import('#store-file')> {
+  return import('#store-file');
 }
 
 /**
@@ -503,7 +512,10 @@ export class MemoryVectorStore implements VectorStore {
     const count = this.chunks.length;
     const vectorSegments = this.vectors ? [...this.vectors.segments(count)].map((segment) => segment.data) : [];
     // Writes wait for `saving`, so these live views stay consistent until the file is complete.
-    const saving = writeStoreFile(target, { metric: this.metric, dimensions: this.dimensionsValue, count }, vectorSegments, this.chunks.slice());
+    const header = { metric: this.metric, dimensions: this.dimensionsValue, count };
+    const chunks = this.chunks.slice();
+    // `saving` is set in this synchronous step too (loading the file module is part of it).
+    const saving = storeFile().then(({ writeStoreFile }) => writeStoreFile(target, header, vectorSegments, chunks));
     this.saving = saving;
     try {
       await saving;
@@ -520,6 +532,7 @@ export class MemoryVectorStore implements VectorStore {
    */
   static async load(path: string, options: Omit<MemoryVectorStoreOptions, 'path'> = {}): Promise<MemoryVectorStore> {
     checkPath(path, 'path');
+    const { readStoreFile } = await storeFile();
     const file = await readStoreFile(path);
     const corrupt = (reason: string) => createError('ZERDA_STORE_CORRUPT', { path, reason });
     if (options.metric !== undefined && options.metric !== file.header.metric) throw corrupt(`it was written with metric "${file.header.metric}", but options.metric is "${options.metric}"`);
