@@ -407,9 +407,20 @@ async function main(argv) {
       return 2;
     }
     const env = { ...process.env };
-    return withTestPostgres(env, () =>
+    let child;
+    let interrupted;
+    // A signal to this process (not to the whole terminal group) reaches the command too; one that
+    // comes while the server is still starting cancels the command, and the server is stopped below.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+      process.on(signal, () => {
+        interrupted ??= signal;
+        child?.kill(signal);
+      });
+    }
+    const status = await withTestPostgres(env, () =>
       new Promise((resolveRun) => {
-        const child = spawn(commandLine[0], commandLine.slice(1), { env, stdio: 'inherit' });
+        if (interrupted) return resolveRun(1);
+        child = spawn(commandLine[0], commandLine.slice(1), { env, stdio: 'inherit' });
         child.on('error', (error) => {
           console.error(error.message);
           resolveRun(1);
@@ -417,11 +428,13 @@ async function main(argv) {
         child.on('exit', (code, signal) => resolveRun(code ?? (signal ? 1 : 0)));
       }),
     );
+    return interrupted ? 128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[interrupted] ?? 1) : status;
   }
   console.error('usage: node scripts/postgres-fixture.mjs check | install-pgvector | run -- COMMAND [ARGS…]');
   return 2;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = await main(process.argv.slice(2));
+  // Exit explicitly: the signal listeners of `run` would otherwise keep nothing alive, but be explicit.
+  process.exit(await main(process.argv.slice(2)));
 }
