@@ -41,7 +41,7 @@ describe.skipIf(!available)(`quick benchmark on a tiny slice (needs arcd and bei
       command: 'vitest (smoke)',
     });
     output = mkdtempSync(join(tmpdir(), 'zerda-bench-test-'));
-  }, 240_000);
+  }, 480_000); // three PostgreSQL text systems (two PGlite, one server) joined the slice
 
   afterAll(() => {
     if (output) rmSync(output, { recursive: true, force: true });
