@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withTestPostgres } from './postgres-fixture.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PNPM_VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
@@ -115,7 +116,8 @@ if (command === 'setup') {
   const binary = setup();
   const totals = { passed: 0, failed: 0, skipped: 0 };
   let status = await runTests(binary, ['run', 'test:workspace'], totals);
-  if (status === 0) status = await runTests(binary, ['run', 'test:packages'], totals);
+  // The package tests get a private PostgreSQL + pgvector server (ZERDA_PG_URL) when this machine has one.
+  if (status === 0) status = await withTestPostgres(env, () => runTests(binary, ['run', 'test:packages'], totals));
   console.log(`\nsmoke script runtimes: ${totals.runtimes ?? 'not run (see @zerda/runtimes)'}`);
   console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
   if (status !== 0) {

@@ -69,7 +69,7 @@ export interface ScaleJob {
 }
 
 /** Every vector backend the bench can measure (in report order). */
-export const VECTOR_BACKENDS = ['memory', 'hnswlib', 'pgvector-exact', 'pgvector-hnsw', 'faiss-flat', 'faiss-hnsw', 'chroma', 'lancedb-exact', 'lancedb-ivf'] as const;
+export const VECTOR_BACKENDS = ['memory', 'hnswlib', 'pgvector-exact', 'pgvector-hnsw', 'pgvector-server', 'faiss-flat', 'faiss-hnsw', 'chroma', 'lancedb-exact', 'lancedb-ivf'] as const;
 
 export type VectorBackend = (typeof VECTOR_BACKENDS)[number];
 
@@ -112,6 +112,8 @@ export interface RetrievalResult extends JobStatus {
   build?: BuildCost;
   latency?: LatencySummary;
   quality?: EvaluationSummary;
+  /** The same queries from several concurrent clients, for systems on a server. */
+  throughput?: Throughput;
   /** Top `depth` document ids per query id. */
   run?: Record<string, string[]>;
   embeddingModel: string;
@@ -178,8 +180,18 @@ export interface VectorResult extends JobStatus {
   /** Growth of a separate server process's resident set over the build (Chroma), which the client's figures cannot see. */
   serverRssGrowthBytes?: number;
   latency?: LatencySummary;
+  /** The same queries from several concurrent clients (a connection pool's worth), for server backends. */
+  throughput?: Throughput;
   /** Top-k chunk ids per query (in query order). */
   ids?: string[][];
+}
+
+/** Queries answered per second with `clients` callers each sending its next query as soon as the last returns. */
+export interface Throughput {
+  clients: number;
+  queries: number;
+  seconds: number;
+  qps: number;
 }
 
 export type JobResult = RetrievalResult | EngineResult | ScaleResult | VectorResult;
@@ -237,6 +249,7 @@ export async function runRetrievalJob(job: RetrievalJob): Promise<RetrievalResul
         run[query.id] = ids;
       },
     });
+    const throughput = system.concurrentClients ? await concurrentThroughput(system.concurrentClients, dataset.queries, (query) => system.search(query.text, job.depth)) : undefined;
     cost.peakRssBytes = peakRss();
     await system.close?.();
     // A retriever that answers most queries with nothing has failed on this corpus (typically: its
@@ -254,7 +267,7 @@ export async function runRetrievalJob(job: RetrievalJob): Promise<RetrievalResul
       };
     }
     const quality = evaluateRun(new Map(Object.entries(run)), dataset.qrels);
-    return { ...base, status: 'ok', settings: system.settings, build: cost, latency: summary, quality, run, embeddingModel: choice?.modelId ?? 'none' };
+    return { ...base, status: 'ok', settings: system.settings, build: cost, latency: summary, ...(throughput ? { throughput } : {}), quality, run, embeddingModel: choice?.modelId ?? 'none' };
   } catch (error) {
     return { ...base, ...statusOf(error) };
   }
@@ -510,6 +523,8 @@ export interface VectorBackendSetup {
   searchOptions?: Record<string, unknown>;
   /** A server process whose memory the build grows (read from /proc on Linux). */
   serverPid?: number;
+  /** Also measure the queries from this many concurrent clients (the store serves them in parallel: a connection pool). */
+  concurrentClients?: number;
   /** Releases what the setup started: the store, a server, a temporary directory. */
   dispose: () => Promise<void>;
 }
@@ -555,10 +570,23 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       return {
         store,
         settings: hnsw
-          ? 'PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM, pgvector 0.8): HNSW m 16, efConstruction 64, ef_search 40 (defaults), index built after the bulk load (deferIndex + createIndex)'
+          ? 'PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM, pgvector 0.8): HNSW m 16, efConstruction 64, ef_search 128 (defaults), index built after the bulk load (deferIndex + createIndex)'
           : 'PgVectorStore on PGlite 0.5.14: no vector index (exact sequential scan)',
         ...(hnsw ? { finishBuild: () => store.createIndex({ maintenanceWorkMem: '1GB' }) } : {}),
         dispose: () => store.close(),
+      };
+    }
+    case 'pgvector-server': {
+      const [{ DEFAULT_EF_SEARCH }, { acquirePostgres, openServerStore }] = await Promise.all([import('@zerda/vector-pgvector'), import('./postgres-server.js')]);
+      const server = await acquirePostgres();
+      const clients = 8;
+      const { store, close } = await openServerStore(server, clients, { collection: `bench_vectors_${process.pid}_${size}`, dimensions, textSearch: false, includeEmbeddings: false, deferIndex: true });
+      return {
+        store,
+        settings: `PgVectorStore on a native PostgreSQL server over node-postgres (${server.description}, 127.0.0.1, pool of ${clients}${process.env.ZERDA_PG_URL ? ', ZERDA_PG_URL' : ', private server started for the job'}): HNSW m 16, efConstruction 64, ef_search ${DEFAULT_EF_SEARCH} (defaults; set per query), index built after the bulk load (deferIndex + createIndex, maintenance_work_mem 1GB)`,
+        finishBuild: () => store.createIndex({ maintenanceWorkMem: '1GB' }),
+        concurrentClients: clients,
+        dispose: close,
       };
     }
     case 'faiss-flat':
@@ -659,14 +687,45 @@ export async function runVectorJob(job: VectorJob): Promise<VectorResult> {
         ids[index] = hits.map((hit) => hit.chunk.id);
       },
     });
+    const throughput = setup.concurrentClients ? await concurrentThroughput(setup.concurrentClients, queryVectors, (vector) => store.search(vector, searchOptions)) : undefined;
     cost.peakRssBytes = peakRss();
     const serverRssGrowthBytes = serverBefore !== undefined && serverAfter !== undefined ? Math.max(0, serverAfter - serverBefore) : undefined;
-    return { ...base, status: 'ok', settings: setup.settings, startupMs, build: cost, latency: summary, ids, ...(serverRssGrowthBytes === undefined ? {} : { serverRssGrowthBytes }) };
+    return {
+      ...base,
+      status: 'ok',
+      settings: setup.settings,
+      startupMs,
+      build: cost,
+      latency: summary,
+      ...(throughput ? { throughput } : {}),
+      ids,
+      ...(serverRssGrowthBytes === undefined ? {} : { serverRssGrowthBytes }),
+    };
   } catch (error) {
     return { ...base, ...statusOf(error) };
   } finally {
     await setup?.dispose().catch(() => undefined);
   }
+}
+
+/**
+ * Runs every item `rounds` times from `clients` concurrent callers (each takes the next item as soon
+ * as its previous call returned) and reports items per second of wall time.
+ */
+export async function concurrentThroughput<T>(clients: number, items: readonly T[], call: (item: T) => Promise<unknown>, rounds = 2): Promise<Throughput> {
+  const total = items.length * rounds;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < total) {
+        const item = items[next++ % items.length] as T;
+        await call(item);
+      }
+    }),
+  );
+  const seconds = elapsedMs(started) / 1000;
+  return { clients, queries: total, seconds, qps: total / seconds };
 }
 
 /** Runs any job. */

@@ -289,6 +289,22 @@ function vectorTable(report: BenchmarkReport): string {
   return table(['vectors', 'backend', 'build s', 'top-10 p50 ms', 'vs MemoryVectorStore', 'p95 ms', 'recall@10 vs exact', 'heap+external MiB', 'RSS growth MiB', 'settings'], rows);
 }
 
+/** Rows measured from several concurrent clients (server backends): retrieval systems and vector stores. */
+function throughputTable(report: BenchmarkReport): string | undefined {
+  const rows: string[][] = [];
+  for (const row of report.retrieval) {
+    if (row.status !== 'ok' || !row.throughput || !row.latency) continue;
+    rows.push([`${label(row.system)} — ${row.dataset}, top 100`, String(row.throughput.clients), row.throughput.queries.toLocaleString('en'), fixed(row.throughput.qps, 0), fixed(row.latency.qps, 0), ratio(row.throughput.qps, row.latency.qps)]);
+  }
+  for (const row of report.vectors) {
+    if (row.status !== 'ok' || !row.throughput || !row.latency) continue;
+    const sequential = row.latency.qps;
+    rows.push([`${row.backend} — ${row.size.toLocaleString('en')} vectors, top 10`, String(row.throughput.clients), row.throughput.queries.toLocaleString('en'), fixed(row.throughput.qps, 0), fixed(sequential, 0), ratio(row.throughput.qps, sequential)]);
+  }
+  if (rows.length === 0) return undefined;
+  return table(['store and query', 'clients', 'queries', 'QPS, concurrent clients', 'QPS, one client', 'speed-up'], rows);
+}
+
 function settingsList(report: BenchmarkReport): string {
   const lines: string[] = [];
   for (const system of SYSTEM_IDS) {
@@ -384,8 +400,14 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
   }
   if (report.vectors.length > 0) {
     lines.push('## Vector backends', '');
-    lines.push(`The synthetic corpus's GloVe embeddings (100 dimensions, cosine), added in batches of 5,000; top 10 for ${report.settings.vectorQueries} SciFact query embeddings; recall@10 against the exact MemoryVectorStore answer. Build = adding every vector plus any index built after the bulk load (pgvector-hnsw, lancedb-ivf); it excludes creating the empty store (PGlite's and the Chroma server's start-up are shown apart). Memory = V8 heap + external growth from before the store was created (PGlite's WASM memory included; native memory such as hnswlib's or FAISS's graph and LanceDB's buffers is not, see RSS growth). Chroma runs as a separate server process: its RSS growth is read from /proc and shown as "+ … server". Every store gets the same queries and the same k = 10, with each backend's default search settings. Ratios are to MemoryVectorStore.`, '');
+    lines.push(`The synthetic corpus's GloVe embeddings (100 dimensions, cosine), added in batches of 5,000; top 10 for ${report.settings.vectorQueries} SciFact query embeddings; recall@10 against the exact MemoryVectorStore answer. Build = adding every vector plus any index built after the bulk load (pgvector-hnsw, pgvector-server, lancedb-ivf); it excludes creating the empty store (PGlite's, the PostgreSQL server's and the Chroma server's start-up are shown apart). pgvector-server is PgVectorStore on a native PostgreSQL server (the one in ZERDA_PG_URL, or a private one started for the job) over a node-postgres pool. Memory = V8 heap + external growth from before the store was created (PGlite's WASM memory included; native memory such as hnswlib's or FAISS's graph and LanceDB's buffers is not, see RSS growth). Chroma runs as a separate server process: its RSS growth is read from /proc and shown as "+ … server". Every store gets the same queries and the same k = 10, with each backend's default search settings. Ratios are to MemoryVectorStore.`, '');
     lines.push(vectorTable(report), '');
+  }
+  const throughput = throughputTable(report);
+  if (throughput) {
+    lines.push('## Connection-pool throughput', '');
+    lines.push("Server-backed stores answer several clients at once. After the timed series above, the same queries (twice over) from 8 concurrent callers sharing the store's node-postgres pool of 8 connections, each sending its next query as soon as the last one returned; QPS = queries / wall time. One client = the sequential series above.", '');
+    lines.push(throughput, '');
   }
   if (report.retrieval.length > 0) {
     lines.push('## How each system was used', '', settingsList(report), '');
