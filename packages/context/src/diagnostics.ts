@@ -2,6 +2,8 @@ import type { ContextResult } from '@zerda/types';
 import { invalidArgument } from '@zerda/types';
 
 const FACTORS = ['retrieval', 'keywordBoost', 'sourceQuality', 'recency', 'position', 'composite'] as const;
+/** Shown after the ranking factors when the engine has a reranker. */
+const RERANK_FACTOR = 'rerank';
 
 function cell(value: number | undefined): string {
   return value === undefined || Number.isNaN(value) ? '–' : value.toFixed(3);
@@ -20,8 +22,8 @@ function table(header: string[], rows: string[][]): string {
 
 /**
  * A readable explanation of a `run()` result: the analysis, one row per chunk in the context with
- * every ranking factor, how much of it was kept, the counts after each stage, guard findings and
- * timings. Plain text (Markdown tables), suitable for logs and terminals.
+ * every ranking factor (and the reranker's score, when the engine has a reranker), how much of it
+ * was kept, the counts after each stage, guard findings and timings. Plain text (Markdown tables), suitable for logs and terminals.
  */
 export function explainResult(result: ContextResult): string {
   if (!result || typeof result !== 'object' || !Array.isArray((result as ContextResult).chunks)) {
@@ -35,10 +37,11 @@ export function explainResult(result: ContextResult): string {
     `budget: ${result.budget.used}/${result.budget.limit} ${result.budget.unit} (${Math.round(result.budget.utilization * 100)}%), template=${result.template}${result.fromCache ? ', from cache' : ''}`,
     '',
   );
+  const factors: string[] = result.reranker !== undefined || result.chunks.some((chunk) => chunk.scores.rerank !== undefined) ? [...FACTORS, RERANK_FACTOR] : [...FACTORS];
   if (result.chunks.length > 0) {
     lines.push(
       table(
-        ['#', 'chunk', 'source', 'retrievers', 'fit', 'kept', ...FACTORS],
+        ['#', 'chunk', 'source', 'retrievers', 'fit', 'kept', ...factors],
         result.chunks.map((chunk) => [
           String(chunk.rank),
           chunk.chunk.id,
@@ -46,7 +49,7 @@ export function explainResult(result: ContextResult): string {
           (chunk.retrievers ?? []).join('+') || '–',
           chunk.fit,
           `${Math.round(chunk.keptRatio * 100)}%`,
-          ...FACTORS.map((factor) => cell(chunk.scores[factor])),
+          ...factors.map((factor) => cell(chunk.scores[factor])),
         ]),
       ),
     );
@@ -56,8 +59,9 @@ export function explainResult(result: ContextResult): string {
   const { counts, timings } = result;
   lines.push(
     '',
-    `stages: retrieved ${counts.retrieved} → after filter ${counts.afterFilter} → after rank ${counts.afterRank} → used ${counts.used}`,
+    `stages: retrieved ${counts.retrieved} → after filter ${counts.afterFilter} → after rank ${counts.afterRank}${result.reranker !== undefined ? ` → after rerank ${counts.afterRerank}` : ''} → used ${counts.used}`,
   );
+  if (result.reranker !== undefined) lines.push(`reranked by ${result.reranker}: the context is ordered by its score (the rerank column)`);
   if (result.dropped.length > 0) {
     const reasons = new Map<string, number>();
     for (const dropped of result.dropped) reasons.set(dropped.reason, (reasons.get(dropped.reason) ?? 0) + 1);
@@ -65,7 +69,7 @@ export function explainResult(result: ContextResult): string {
   }
   lines.push(`guard: ${result.guardPassed ? 'passed' : 'FAILED'}${result.warnings.length ? ` — ${result.warnings.map((warning) => `[${warning.severity}] ${warning.message}`).join('; ')}` : ''}`);
   lines.push(
-    `timings (ms): ${(['cache', 'analyze', 'retrieve', 'filter', 'rank', 'compose', 'guard', 'total'] as const).map((stage) => `${stage} ${timings[stage].toFixed(2)}`).join(', ')}`,
+    `timings (ms): ${(['cache', 'analyze', 'retrieve', 'filter', 'rank', ...(result.reranker !== undefined ? (['rerank'] as const) : []), 'compose', 'guard', 'total'] as const).map((stage) => `${stage} ${(timings[stage] ?? 0).toFixed(2)}`).join(', ')}`,
   );
   return lines.join('\n');
 }

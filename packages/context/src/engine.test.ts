@@ -43,7 +43,7 @@ describe('ContextEngine.run — the whole pipeline', () => {
     expect(result.counts.retrieved).toBeGreaterThanOrEqual(result.counts.afterFilter);
     expect(result.counts.afterFilter).toBeGreaterThanOrEqual(result.counts.afterRank);
     expect(result.counts.used).toBe(result.chunks.length);
-    expect(Object.keys(result.timings).sort()).toEqual(['analyze', 'cache', 'compose', 'filter', 'guard', 'rank', 'retrieve', 'total']);
+    expect(Object.keys(result.timings).sort()).toEqual(['analyze', 'cache', 'compose', 'filter', 'guard', 'rank', 'rerank', 'retrieve', 'total']);
     const best = result.chunks[0]!;
     for (const factor of ['keyword', 'retrieval', 'keywordBoost', 'sourceQuality', 'recency', 'position', 'composite'] as const) {
       expect(typeof best.scores[factor], factor).toBe('number');

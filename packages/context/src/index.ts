@@ -25,3 +25,4 @@ export type { ContextManagerOptions } from './manager.js';
 export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, RunMultiOptions, RunOptions } from './options.js';
 export { queryHeader } from './headers.js';
 export { explainResult } from './diagnostics.js';
+export type { TelemetryOptions, OpenTelemetryApi, TracerProviderLike, TracerLike, SpanLike } from './tracing.js';
