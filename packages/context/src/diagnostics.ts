@@ -73,3 +73,49 @@ export function explainResult(result: ContextResult): string {
   );
   return lines.join('\n');
 }
+
+/** One source of a context, JSON-safe, as tools, servers and user interfaces show it. */
+export interface Citation {
+  /** The passage's 1-based number in the context, when the template numbers passages. */
+  number?: number;
+  chunkId: string;
+  docId: string;
+  source: string;
+  title?: string;
+  /** 1-based rank after ranking (and reranking). */
+  rank: number;
+  /** The score the context was ordered by. */
+  score: number;
+  /** Every score factor of the chunk (retrieval, keywordBoost … composite, rerank). */
+  scores: Record<string, number>;
+  /** How the chunk was fitted to the budget. */
+  fit: 'whole' | 'compressed' | 'truncated';
+  /** The part of the chunk's text that is in the context. */
+  text: string;
+}
+
+/**
+ * The chunks of a `run()` result as citations, in context order: number, ids, source, title, rank,
+ * scores and the kept text, with no `undefined` and no non-finite number (safe to send as JSON).
+ */
+export function citationsOf(result: ContextResult): Citation[] {
+  if (!result || typeof result !== 'object' || !Array.isArray((result as ContextResult).chunks)) {
+    throw invalidArgument('result', 'a ContextResult returned by run()', result);
+  }
+  return result.chunks.map((used) => {
+    const scores: Record<string, number> = {};
+    for (const [name, value] of Object.entries(used.scores)) if (typeof value === 'number' && Number.isFinite(value)) scores[name] = value;
+    return {
+      ...(used.citation !== undefined ? { number: used.citation } : {}),
+      chunkId: used.chunk.id,
+      docId: used.chunk.docId,
+      source: used.chunk.source,
+      ...(used.chunk.title !== undefined ? { title: used.chunk.title } : {}),
+      rank: used.rank,
+      score: Number.isFinite(used.score) ? used.score : 0,
+      scores,
+      fit: used.fit,
+      text: used.keptText,
+    };
+  });
+}

@@ -342,3 +342,29 @@ describe('explainResult', () => {
     expect(() => explainResult({} as never)).toThrow(/result must be a ContextResult/);
   });
 });
+
+describe('citationsOf', () => {
+  it('lists the context chunks in order as JSON-safe citations (numbers with the citations template)', async () => {
+    const { citationsOf } = await import('./diagnostics.js');
+    const engine = await indexedEngine({ template: 'citations' });
+    const result = await engine.run('ما هو التوليد المعزز بالاسترجاع؟');
+    const citations = citationsOf(result);
+    expect(citations.map((citation) => citation.chunkId)).toEqual(result.chunks.map((used) => used.chunk.id));
+    expect(citations[0]).toMatchObject({ number: 1, docId: result.chunks[0]!.chunk.docId, source: result.chunks[0]!.chunk.source, rank: 1, text: result.chunks[0]!.keptText });
+    expect(citations[0]!.title).toBe(result.chunks[0]!.chunk.title);
+    expect(JSON.parse(JSON.stringify(citations))).toEqual(citations);
+    for (const citation of citations) for (const value of Object.values(citation.scores)) expect(Number.isFinite(value)).toBe(true);
+    const plain = citationsOf(await (await indexedEngine({ template: 'default' })).run('BM25 ranking'));
+    expect(plain.every((citation) => !('number' in citation))).toBe(true);
+    expect(() => citationsOf(null as never)).toThrow(/result must be a ContextResult/);
+  });
+});
+
+describe('assertContextRunner', () => {
+  it('accepts an engine or anything with run(), and names the field otherwise', async () => {
+    const { assertContextRunner } = await import('./runner.js');
+    expect(() => assertContextRunner(new ContextEngine())).not.toThrow();
+    expect(() => assertContextRunner({ run: async () => ({}) })).not.toThrow();
+    for (const value of [undefined, null, 5, {}, { run: 'no' }]) expect(() => assertContextRunner(value, 'retriever.engine')).toThrow(/retriever\.engine must be a ContextEngine/);
+  });
+});
