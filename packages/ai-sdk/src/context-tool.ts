@@ -1,6 +1,7 @@
 import { tool, type Tool, type ToolExecutionOptions } from 'ai';
 import { z } from 'zod';
 import {
+  andFilters,
   assertContextRunner,
   citationsOf,
   detectLanguage,
@@ -64,13 +65,6 @@ const optionsSchema = z.strictObject({
 const DEFAULT_DESCRIPTION =
   'Search the knowledge base for passages relevant to a question and return them as a numbered context with their sources. Call it before answering questions about the documents, and cite the passage numbers you use.';
 
-/** Combines the application's filter with the model's: both must hold. */
-export function combineFilters(fixed: MetadataFilter | undefined, requested: Record<string, unknown> | undefined): MetadataFilter | undefined {
-  if (!requested || Object.keys(requested).length === 0) return fixed;
-  if (!fixed) return requested as MetadataFilter;
-  return { $and: [fixed, requested as MetadataFilter] } as MetadataFilter;
-}
-
 /** What the model reads: the context, or (when nothing matched) a short sentence in the query's language. */
 export function contextForModel(context: string, query: string, emptyContextMessage?: string): string {
   if (context.trim().length > 0) return context;
@@ -109,7 +103,7 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
     inputSchema: inputSchema as unknown as z.ZodType<ContextToolInput>,
     async execute(input, execution) {
       const base = typeof runOptions === 'function' ? await runOptions(input, execution) : (runOptions ?? {});
-      const metadataFilters = combineFilters(base.metadataFilters, allowFilter ? input.filter : undefined);
+      const metadataFilters = andFilters(base.metadataFilters, allowFilter ? (input.filter as MetadataFilter | undefined) : undefined);
       const result = await engine.run(input.query, {
         ...base,
         ...(metadataFilters ? { metadataFilters } : {}),
