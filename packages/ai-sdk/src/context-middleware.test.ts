@@ -106,7 +106,7 @@ describe('contextMiddleware with wrapLanguageModel and generateText (MockLanguag
         answer('BM25 uses term frequency; it is noon.'),
       ],
     });
-    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda, { onContext: (result) => void contexts.push(result) }) });
+    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda, { runOptions: { useHistory: true, recordTurn: true }, onContext: (result) => void contexts.push(result) }) });
     const clock = tool({ description: 'The time', inputSchema: z.object({}), execute: async () => 'noon' });
     await generateText({ model, tools: { clock }, prompt: 'How does BM25 rank documents, and what time is it?', stopWhen: stepCountIs(2) });
     expect(mock.doGenerateCalls).toHaveLength(2);

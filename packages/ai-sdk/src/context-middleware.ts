@@ -1,6 +1,7 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { z } from 'zod';
 import {
+  BRIDGE_RUN_DEFAULTS,
   assertContextRunner,
   citationsOf,
   invalidArgument,
@@ -37,7 +38,11 @@ export interface ContextMiddlewareOptions {
   placement?: 'system' | 'user';
   /** Turns a result into the text placed in the prompt. Default: an instruction in the query's language and the context in `<context>` tags. */
   render?: (result: ContextResult) => string;
-  /** Options of every `run()`, or a function of the request returning them (tenant filters, budgets …). */
+  /**
+   * Options of every `run()`, or a function of the request returning them (tenant filters, budgets …).
+   * `useHistory` and `recordTurn` default to false: the messages carry the conversation, and the
+   * engine's history is one for all users.
+   */
   runOptions?: Omit<RunOptions, 'signal'> | ((request: { query: string; params: LanguageModelCallOptions }) => Omit<RunOptions, 'signal'> | Promise<Omit<RunOptions, 'signal'>>);
   /** Called with every result (e.g. to show the citations). */
   onContext?: (result: ContextResult, request: { query: string; type: 'generate' | 'stream' }) => void | Promise<void>;
@@ -131,8 +136,8 @@ function metadataOf(result: ContextResult): ContextMetadata {
  *
  * In a multi-step tool loop the context is placed on every step (the AI SDK rebuilds each step's
  * prompt from the conversation) but built once: the first step — whose last message is the user's —
- * runs the engine and records the conversation turn; the later steps of the same question (same
- * user messages, same run options) reuse its result.
+ * runs the engine (and records the conversation turn when `recordTurn` is on); the later steps of the
+ * same question (same user messages, same run options) reuse its result.
  */
 export function contextMiddleware(engine: ContextRunner, options: ContextMiddlewareOptions = {}): LanguageModelMiddleware {
   assertContextRunner(engine);
@@ -165,6 +170,7 @@ export function contextMiddleware(engine: ContextRunner, options: ContextMiddlew
       let result = !user.isLast && key !== undefined ? firstSteps.get(key) : undefined;
       if (!result) {
         result = await engine.run(user.text, {
+          ...BRIDGE_RUN_DEFAULTS,
           ...base,
           // A later step of a tool loop: the question was recorded by the first step.
           ...(user.isLast ? {} : { recordTurn: false }),

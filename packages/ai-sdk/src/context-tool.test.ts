@@ -45,7 +45,10 @@ function toolResultSeen(model: MockLanguageModelV4) {
 describe('contextTool with generateText (MockLanguageModelV4 of ai/test)', () => {
   it('round trip: the model calls the tool, reads the context, and answers; the app gets the citations', async () => {
     const model = toolCallingModel('search_docs', { query: 'How does BM25 rank documents?' }, 'BM25 ranks by term frequency [1].');
-    const result = await generateText({ model, tools: { search_docs: contextTool(await engine()) }, prompt: 'How does BM25 rank documents?', stopWhen: stepCountIs(2) });
+    const zerda = await engine();
+    const result = await generateText({ model, tools: { search_docs: contextTool(zerda) }, prompt: 'How does BM25 rank documents?', stopWhen: stepCountIs(2) });
+    // The AI SDK owns the conversation: nothing goes into the engine's (shared) history by default.
+    expect(zerda.getHistory()?.size).toBe(0);
 
     expect(result.text).toBe('BM25 ranks by term frequency [1].');
     const [toolResult] = result.steps[0]!.toolResults;

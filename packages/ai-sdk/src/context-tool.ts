@@ -1,6 +1,7 @@
 import { tool, type Tool, type ToolExecutionOptions } from 'ai';
 import { z } from 'zod';
 import {
+  BRIDGE_RUN_DEFAULTS,
   andFilters,
   assertContextRunner,
   citationsOf,
@@ -44,8 +45,8 @@ export interface ContextToolOptions {
   /** Let the model pass a metadata filter (default true). */
   allowFilter?: boolean;
   /**
-   * Options of every `run()` (maxChunks, overrideBudget, useHistory …), or a function of the call that
-   * returns them. Their `metadataFilters` is always applied: a filter from the model is combined with
+   * Options of every `run()` (maxChunks, overrideBudget …; `useHistory` and `recordTurn` default to
+   * false: the AI SDK owns the conversation), or a function of the call that returns them. Their `metadataFilters` is always applied: a filter from the model is combined with
    * it by `$and`, so the model can narrow but never widen what a tenant sees.
    */
   runOptions?: ToolRunOptions | ((input: ContextToolInput, execution: ToolExecutionOptions<Record<string, unknown>>) => ToolRunOptions | Promise<ToolRunOptions>);
@@ -105,6 +106,7 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
       const base = typeof runOptions === 'function' ? await runOptions(input, execution) : (runOptions ?? {});
       const metadataFilters = andFilters(base.metadataFilters, allowFilter ? (input.filter as MetadataFilter | undefined) : undefined);
       const result = await engine.run(input.query, {
+        ...BRIDGE_RUN_DEFAULTS,
         ...base,
         ...(metadataFilters ? { metadataFilters } : {}),
         ...(execution.abortSignal ? { signal: execution.abortSignal } : {}),

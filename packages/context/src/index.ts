@@ -26,4 +26,4 @@ export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, RunMult
 export { queryHeader } from './headers.js';
 export { citationsOf, explainResult, type Citation } from './diagnostics.js';
 export type { TelemetryOptions, OpenTelemetryApi, TracerProviderLike, TracerLike, SpanLike } from './tracing.js';
-export { assertContextRunner, type ContextRunner } from './runner.js';
+export { BRIDGE_RUN_DEFAULTS, assertContextRunner, type ContextRunner } from './runner.js';

@@ -17,3 +17,11 @@ export function assertContextRunner(engine: unknown, field = 'engine'): asserts 
     throw invalidArgument(field, 'a ContextEngine (an object with run(query, options))', engine);
   }
 }
+
+/**
+ * The run options the framework bridges start from: no engine-level conversation history. The
+ * framework owns the conversation (AI SDK messages, LangChain memory, an MCP client), and one engine
+ * serves many users, so a bridge neither enriches a query with nor records it into the engine's
+ * single history unless the application asks for it (`useHistory` / `recordTurn` in its run options).
+ */
+export const BRIDGE_RUN_DEFAULTS: Readonly<Pick<RunOptions, 'useHistory' | 'recordTurn'>> = Object.freeze({ useHistory: false, recordTurn: false });

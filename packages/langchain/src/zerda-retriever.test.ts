@@ -33,8 +33,10 @@ function recorder() {
 
 describe('ZerdaRetriever through @langchain/core runnables', () => {
   it('invoke() returns the chunks of the context as Documents with ids, sources, citation numbers and factor scores', async () => {
-    const retriever = new ZerdaRetriever({ engine: await engine() });
+    const zerda = await engine();
+    const retriever = new ZerdaRetriever({ engine: zerda });
     const documents = (await retriever.invoke('How does reciprocal rank fusion score passages?')) as DocumentInterface<ZerdaChunkMetadata>[];
+    expect(zerda.getHistory()?.size, 'no engine-level history by default').toBe(0);
     expect(documents[0]?.pageContent).toBe('Reciprocal rank fusion adds one over k plus rank for every list a passage appears in.');
     expect(documents[0]?.id).toBe(documents[0]?.metadata.chunkId);
     expect(documents[0]?.metadata).toMatchObject({ docId: 'fusion', source: 'guide/fusion.md', title: 'Fusion', citation: 1, rank: 1, fit: 'whole', lang: 'en', team: 'search' });

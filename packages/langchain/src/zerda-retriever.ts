@@ -2,7 +2,7 @@ import type { CallbackManagerForRetrieverRun } from '@langchain/core/callbacks/m
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
 import { z } from 'zod';
-import { assertContextRunner, citationsOf, invalidArgument, parseOrThrow, type ContextResult, type ContextRunner, type RunOptions } from '@zerda/context';
+import { BRIDGE_RUN_DEFAULTS, assertContextRunner, citationsOf, invalidArgument, parseOrThrow, type ContextResult, type ContextRunner, type RunOptions } from '@zerda/context';
 
 /** What `ZerdaRetriever` returns: one Document per chunk of the context, or the whole context as one. */
 export type ZerdaRetrieverMode = 'chunks' | 'context';
@@ -10,7 +10,10 @@ export type ZerdaRetrieverMode = 'chunks' | 'context';
 export interface ZerdaRetrieverInput extends BaseRetrieverInput {
   /** The engine (or anything with its `run()`). */
   engine: ContextRunner;
-  /** Options of every `run()` (`metadataFilters` for a tenant, `maxChunks`, `overrideBudget` …). */
+  /**
+   * Options of every `run()` (`metadataFilters` for a tenant, `maxChunks`, `overrideBudget` …).
+   * `useHistory` and `recordTurn` default to false: LangChain owns the conversation.
+   */
   runOptions?: Omit<RunOptions, 'signal'>;
   /** `chunks` (default): a Document per chunk in the context; `context`: the composed context as one Document. */
   mode?: ZerdaRetrieverMode;
@@ -91,7 +94,7 @@ export class ZerdaRetriever extends BaseRetriever {
   }
 
   override async _getRelevantDocuments(query: string, _runManager?: CallbackManagerForRetrieverRun): Promise<Document[]> {
-    const result = await this.engine.run(query, this.runOptions);
+    const result = await this.engine.run(query, { ...BRIDGE_RUN_DEFAULTS, ...this.runOptions });
     return this.mode === 'context' ? [contextDocument(result)] : chunkDocuments(result);
   }
 
