@@ -3,10 +3,10 @@ import { z } from 'zod';
 import {
   BRIDGE_RUN_DEFAULTS,
   assertContextRunner,
-  citationsOf,
+  summarizeResult,
   invalidArgument,
   parseOrThrow,
-  type Citation,
+  type ContextSummary,
   type ContextResult,
   type ContextRunner,
   type RunOptions,
@@ -21,14 +21,8 @@ type GenerateResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wr
 type StreamResult = Awaited<ReturnType<NonNullable<LanguageModelMiddleware['wrapStream']>>>;
 type StreamPart = StreamResult['stream'] extends ReadableStream<infer Part> ? Part : never;
 
-/** What the middleware records in `providerMetadata.zerda` of each generation (JSON). */
-export interface ContextMetadata {
-  query: string;
-  citations: Citation[];
-  budget: { limit: number; used: number; unit: string };
-  guardPassed: boolean;
-  fromCache: boolean;
-}
+/** What the middleware records in `providerMetadata.zerda` of each generation: the summary without the context text (it is in the prompt). */
+export type ContextMetadata = Omit<ContextSummary, 'context'>;
 
 export interface ContextMiddlewareOptions {
   /**
@@ -119,13 +113,8 @@ function place(prompt: Prompt, userIndex: number, text: string, placement: 'syst
 const FIRST_STEPS_KEPT = 256;
 
 function metadataOf(result: ContextResult): ContextMetadata {
-  return {
-    query: result.query,
-    citations: citationsOf(result),
-    budget: { limit: result.budget.limit, used: result.budget.used, unit: result.budget.unit },
-    guardPassed: result.guardPassed,
-    fromCache: result.fromCache,
-  };
+  const { context: _context, ...metadata } = summarizeResult(result);
+  return metadata;
 }
 
 /**

@@ -4,27 +4,22 @@ import {
   BRIDGE_RUN_DEFAULTS,
   andFilters,
   assertContextRunner,
-  citationsOf,
-  detectLanguage,
+  summarizeResult,
+  emptyContextMessage,
   invalidArgument,
   parseOrThrow,
-  type Citation,
+  type ContextSummary,
   type ContextRunner,
   type MetadataFilter,
   type RunOptions,
 } from '@zerda/context';
 
-/** What the tool returns to the application (the model reads `context`, see `toModelOutput`). */
-export interface ContextToolOutput {
-  /** The composed context, within the budget, numbered for citation with the `citations` template. */
-  context: string;
-  /** The passages in the context with their sources and scores, in context order. */
-  citations: Citation[];
-  budget: { limit: number; used: number; unit: string };
-  guardPassed: boolean;
-  /** The guard's findings as plain strings. */
-  warnings: string[];
-}
+/**
+ * What the tool returns to the application: the context (numbered for citation with the `citations`
+ * template), its citations in context order, the budget and the guard's verdict. The model reads
+ * only `context` (see `toModelOutput`).
+ */
+export type ContextToolOutput = ContextSummary;
 
 /** Input the model sends: the query and, when allowed, a metadata filter. */
 export interface ContextToolInput {
@@ -67,10 +62,9 @@ const DEFAULT_DESCRIPTION =
   'Search the knowledge base for passages relevant to a question and return them as a numbered context with their sources. Call it before answering questions about the documents, and cite the passage numbers you use.';
 
 /** What the model reads: the context, or (when nothing matched) a short sentence in the query's language. */
-export function contextForModel(context: string, query: string, emptyContextMessage?: string): string {
+export function contextForModel(context: string, query: string, whenEmpty?: string): string {
   if (context.trim().length > 0) return context;
-  if (emptyContextMessage !== undefined) return emptyContextMessage;
-  return detectLanguage(query) === 'ar' ? 'لم يُعثر على مقاطع ذات صلة في قاعدة المعرفة.' : 'No relevant passages were found in the knowledge base.';
+  return whenEmpty ?? emptyContextMessage(query);
 }
 
 /**
@@ -111,13 +105,7 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
         ...(metadataFilters ? { metadataFilters } : {}),
         ...(execution.abortSignal ? { signal: execution.abortSignal } : {}),
       });
-      return {
-        context: result.context,
-        citations: citationsOf(result),
-        budget: { limit: result.budget.limit, used: result.budget.used, unit: result.budget.unit },
-        guardPassed: result.guardPassed,
-        warnings: result.guardWarnings,
-      };
+      return summarizeResult(result);
     },
     // Runs where the output may have been stored and read back (convertToModelMessages), so it only
     // uses the output and the input.

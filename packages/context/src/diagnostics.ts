@@ -119,3 +119,23 @@ export function citationsOf(result: ContextResult): Citation[] {
     };
   });
 }
+
+/** The part of a result a tool, a server or a user interface passes on, JSON-safe. */
+export interface ContextSummary {
+  /** The literal query. */
+  query: string;
+  context: string;
+  citations: Citation[];
+  budget: { limit: number; used: number; unit: string; utilization: number };
+  guardPassed: boolean;
+  /** The guard's findings as plain strings. */
+  warnings: string[];
+  fromCache: boolean;
+}
+
+/** A result as its {@link ContextSummary}: the context, its citations, the budget, the guard's verdict. */
+export function summarizeResult(result: ContextResult): ContextSummary {
+  const citations = citationsOf(result);
+  const { limit, used, unit, utilization } = result.budget;
+  return { query: result.query, context: result.context, citations, budget: { limit, used, unit, utilization }, guardPassed: result.guardPassed, warnings: [...result.guardWarnings], fromCache: result.fromCache };
+}

@@ -358,6 +358,14 @@ describe('citationsOf', () => {
     expect(plain.every((citation) => !('number' in citation))).toBe(true);
     expect(() => citationsOf(null as never)).toThrow(/result must be a ContextResult/);
   });
+
+  it('summarizeResult: the context, its citations, the budget and the guard, JSON-safe', async () => {
+    const { citationsOf, summarizeResult } = await import('./diagnostics.js');
+    const result = await (await indexedEngine({ template: 'citations' })).run('vector search');
+    const summary = summarizeResult(result);
+    expect(summary).toEqual({ query: 'vector search', context: result.context, citations: citationsOf(result), budget: result.budget, guardPassed: result.guardPassed, warnings: result.guardWarnings, fromCache: false });
+    expect(JSON.parse(JSON.stringify(summary))).toEqual(summary);
+  });
 });
 
 describe('assertContextRunner', () => {

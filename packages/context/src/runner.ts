@@ -1,5 +1,6 @@
 import type { ContextResult } from '@zerda/types';
 import { invalidArgument } from '@zerda/types';
+import { detectLanguage } from '@zerda/text';
 import type { RunOptions } from './options.js';
 
 /**
@@ -25,3 +26,11 @@ export function assertContextRunner(engine: unknown, field = 'engine'): asserts 
  * single history unless the application asks for it (`useHistory` / `recordTurn` in its run options).
  */
 export const BRIDGE_RUN_DEFAULTS: Readonly<Pick<RunOptions, 'useHistory' | 'recordTurn'>> = Object.freeze({ useHistory: false, recordTurn: false });
+
+/**
+ * What a bridge tells a model when the context is empty: one sentence, in Arabic for an Arabic
+ * query, in English otherwise (an empty string would read as a failure to call the tool).
+ */
+export function emptyContextMessage(query: string): string {
+  return detectLanguage(query) === 'ar' ? 'لم يُعثر على مقاطع ذات صلة في قاعدة المعرفة.' : 'No relevant passages were found in the knowledge base.';
+}

@@ -2,7 +2,7 @@ import type { CallbackManagerForRetrieverRun } from '@langchain/core/callbacks/m
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
 import { z } from 'zod';
-import { BRIDGE_RUN_DEFAULTS, assertContextRunner, citationsOf, invalidArgument, parseOrThrow, type ContextResult, type ContextRunner, type RunOptions } from '@zerda/context';
+import { BRIDGE_RUN_DEFAULTS, assertContextRunner, citationsOf, invalidArgument, parseOrThrow, summarizeResult, type ContextResult, type ContextRunner, type ContextSummary, type RunOptions } from '@zerda/context';
 
 /** What `ZerdaRetriever` returns: one Document per chunk of the context, or the whole context as one. */
 export type ZerdaRetrieverMode = 'chunks' | 'context';
@@ -45,14 +45,8 @@ export interface ZerdaChunkMetadata extends Record<string, unknown> {
   fit: 'whole' | 'compressed' | 'truncated';
 }
 
-/** Metadata of the context Document of `asContext()`. */
-export interface ZerdaContextMetadata extends Record<string, unknown> {
-  query: string;
-  citations: ReturnType<typeof citationsOf>;
-  budget: { limit: number; used: number; unit: string };
-  guardPassed: boolean;
-  warnings: string[];
-}
+/** Metadata of the context Document of `asContext()`: the result's summary without the context text (it is the page content). */
+export type ZerdaContextMetadata = Omit<ContextSummary, 'context'> & Record<string, unknown>;
 
 /**
  * A LangChain.js retriever over a zerda engine: `invoke(query)` runs the whole pipeline (retrieve,
@@ -138,14 +132,6 @@ export function chunkDocuments(result: ContextResult): Document<ZerdaChunkMetada
 
 /** A result's composed context as one Document. */
 export function contextDocument(result: ContextResult): Document<ZerdaContextMetadata> {
-  return new Document<ZerdaContextMetadata>({
-    pageContent: result.context,
-    metadata: {
-      query: result.query,
-      citations: citationsOf(result),
-      budget: { limit: result.budget.limit, used: result.budget.used, unit: result.budget.unit },
-      guardPassed: result.guardPassed,
-      warnings: result.guardWarnings,
-    },
-  });
+  const { context, ...metadata } = summarizeResult(result);
+  return new Document<ZerdaContextMetadata>({ pageContent: context, metadata });
 }
