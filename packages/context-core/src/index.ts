@@ -46,3 +46,4 @@ export type {
   MultiTurnConfigInput,
   RankingConfigInput,
 } from './config-input.js';
+export { functionReranker, rerankCandidates, rerankerName, toReranker } from './rerank.js';

@@ -2,6 +2,8 @@ import type { ContextResult, UsedChunk } from '@zerda/types';
 import { invalidArgument } from '@zerda/types';
 
 const FACTORS = ['retrieval', 'keywordBoost', 'sourceQuality', 'recency', 'position', 'composite'] as const;
+/** Shown after the ranking factors when the engine has a reranker. */
+const RERANK_FACTOR = 'rerank';
 
 function cell(value: number | undefined): string {
   return value === undefined || Number.isNaN(value) ? '–' : value.toFixed(3);
@@ -42,10 +44,11 @@ function sentenceLines(chunk: UsedChunk): string[] {
 
 /**
  * A readable explanation of a `run()` result: the analysis, one row per chunk in the context with
- * every ranking factor, how much of it was kept and — where the composer chose sentences — every
- * sentence with its value, whether it was kept, and why (lead, query terms, neighbour of a matching
- * sentence, answer-type cue, title), the counts after each stage, guard findings and timings. Plain
- * text (Markdown tables), suitable for logs and terminals.
+ * every ranking factor (and the reranker's score, when the engine has a reranker), how much of it
+ * was kept and — where the composer chose sentences — every sentence with its value, whether it was
+ * kept, and why (lead, query terms, neighbour of a matching sentence, answer-type cue, title), the
+ * counts after each stage, guard findings and timings. Plain text (Markdown tables), suitable for
+ * logs and terminals.
  */
 export function explainResult(result: ContextResult): string {
   if (!result || typeof result !== 'object' || !Array.isArray((result as ContextResult).chunks)) {
@@ -59,10 +62,11 @@ export function explainResult(result: ContextResult): string {
     `budget: ${result.budget.used}/${result.budget.limit} ${result.budget.unit} (${Math.round(result.budget.utilization * 100)}%), template=${result.template}${result.fromCache ? ', from cache' : ''}`,
     '',
   );
+  const factors: string[] = result.reranker !== undefined || result.chunks.some((chunk) => chunk.scores.rerank !== undefined) ? [...FACTORS, RERANK_FACTOR] : [...FACTORS];
   if (result.chunks.length > 0) {
     lines.push(
       table(
-        ['#', 'chunk', 'source', 'retrievers', 'fit', 'kept', ...FACTORS],
+        ['#', 'chunk', 'source', 'retrievers', 'fit', 'kept', ...factors],
         result.chunks.map((chunk) => [
           String(chunk.rank),
           chunk.chunk.id,
@@ -70,7 +74,7 @@ export function explainResult(result: ContextResult): string {
           (chunk.retrievers ?? []).join('+') || '–',
           chunk.fit,
           `${Math.round(chunk.keptRatio * 100)}%`,
-          ...FACTORS.map((factor) => cell(chunk.scores[factor])),
+          ...factors.map((factor) => cell(chunk.scores[factor])),
         ]),
       ),
     );
@@ -82,8 +86,9 @@ export function explainResult(result: ContextResult): string {
   const { counts, timings } = result;
   lines.push(
     '',
-    `stages: retrieved ${counts.retrieved} → after filter ${counts.afterFilter} → after rank ${counts.afterRank} → used ${counts.used}`,
+    `stages: retrieved ${counts.retrieved} → after filter ${counts.afterFilter} → after rank ${counts.afterRank}${result.reranker !== undefined ? ` → after rerank ${counts.afterRerank}` : ''} → used ${counts.used}`,
   );
+  if (result.reranker !== undefined) lines.push(`reranked by ${result.reranker}: the context is ordered by its score (the rerank column)`);
   if (result.dropped.length > 0) {
     const reasons = new Map<string, number>();
     for (const dropped of result.dropped) reasons.set(dropped.reason, (reasons.get(dropped.reason) ?? 0) + 1);
@@ -91,7 +96,73 @@ export function explainResult(result: ContextResult): string {
   }
   lines.push(`guard: ${result.guardPassed ? 'passed' : 'FAILED'}${result.warnings.length ? ` — ${result.warnings.map((warning) => `[${warning.severity}] ${warning.message}`).join('; ')}` : ''}`);
   lines.push(
-    `timings (ms): ${(['cache', 'analyze', 'retrieve', 'filter', 'rank', 'compose', 'guard', 'total'] as const).map((stage) => `${stage} ${timings[stage].toFixed(2)}`).join(', ')}`,
+    `timings (ms): ${(['cache', 'analyze', 'retrieve', 'filter', 'rank', ...(result.reranker !== undefined ? (['rerank'] as const) : []), 'compose', 'guard', 'total'] as const).map((stage) => `${stage} ${(timings[stage] ?? 0).toFixed(2)}`).join(', ')}`,
   );
   return lines.join('\n');
+}
+
+/** One source of a context, JSON-safe, as tools, servers and user interfaces show it. */
+export interface Citation {
+  /** The passage's 1-based number in the context, when the template numbers passages. */
+  number?: number;
+  chunkId: string;
+  docId: string;
+  source: string;
+  title?: string;
+  /** 1-based rank after ranking (and reranking). */
+  rank: number;
+  /** The score the context was ordered by. */
+  score: number;
+  /** Every score factor of the chunk (retrieval, keywordBoost … composite, rerank). */
+  scores: Record<string, number>;
+  /** How the chunk was fitted to the budget. */
+  fit: 'whole' | 'compressed' | 'truncated';
+  /** The part of the chunk's text that is in the context. */
+  text: string;
+}
+
+/**
+ * The chunks of a `run()` result as citations, in context order: number, ids, source, title, rank,
+ * scores and the kept text, with no `undefined` and no non-finite number (safe to send as JSON).
+ */
+export function citationsOf(result: ContextResult): Citation[] {
+  if (!result || typeof result !== 'object' || !Array.isArray((result as ContextResult).chunks)) {
+    throw invalidArgument('result', 'a ContextResult returned by run()', result);
+  }
+  return result.chunks.map((used) => {
+    const scores: Record<string, number> = {};
+    for (const [name, value] of Object.entries(used.scores)) if (typeof value === 'number' && Number.isFinite(value)) scores[name] = value;
+    return {
+      ...(used.citation !== undefined ? { number: used.citation } : {}),
+      chunkId: used.chunk.id,
+      docId: used.chunk.docId,
+      source: used.chunk.source,
+      ...(used.chunk.title !== undefined ? { title: used.chunk.title } : {}),
+      rank: used.rank,
+      score: Number.isFinite(used.score) ? used.score : 0,
+      scores,
+      fit: used.fit,
+      text: used.keptText,
+    };
+  });
+}
+
+/** The part of a result a tool, a server or a user interface passes on, JSON-safe. */
+export interface ContextSummary {
+  /** The literal query. */
+  query: string;
+  context: string;
+  citations: Citation[];
+  budget: { limit: number; used: number; unit: string; utilization: number };
+  guardPassed: boolean;
+  /** The guard's findings as plain strings. */
+  warnings: string[];
+  fromCache: boolean;
+}
+
+/** A result as its {@link ContextSummary}: the context, its citations, the budget, the guard's verdict. */
+export function summarizeResult(result: ContextResult): ContextSummary {
+  const citations = citationsOf(result);
+  const { limit, used, unit, utilization } = result.budget;
+  return { query: result.query, context: result.context, citations, budget: { limit, used, unit, utilization }, guardPassed: result.guardPassed, warnings: [...result.guardWarnings], fromCache: result.fromCache };
 }

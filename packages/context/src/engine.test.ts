@@ -43,7 +43,7 @@ describe('ContextEngine.run — the whole pipeline', () => {
     expect(result.counts.retrieved).toBeGreaterThanOrEqual(result.counts.afterFilter);
     expect(result.counts.afterFilter).toBeGreaterThanOrEqual(result.counts.afterRank);
     expect(result.counts.used).toBe(result.chunks.length);
-    expect(Object.keys(result.timings).sort()).toEqual(['analyze', 'cache', 'compose', 'filter', 'guard', 'rank', 'retrieve', 'total']);
+    expect(Object.keys(result.timings).sort()).toEqual(['analyze', 'cache', 'compose', 'filter', 'guard', 'rank', 'rerank', 'retrieve', 'total']);
     const best = result.chunks[0]!;
     for (const factor of ['keyword', 'retrieval', 'keywordBoost', 'sourceQuality', 'recency', 'position', 'composite'] as const) {
       expect(typeof best.scores[factor], factor).toBe('number');
@@ -412,5 +412,39 @@ describe('small-to-big: neighbouring chunks when budget remains (config.composer
     expect(result.chunks.every((chunk) => chunk.chunk.metadata.tenant === 'a')).toBe(true);
     const tight = await engine.run('river flooded silt', { overrideBudget: 80, metadataFilters: { tenant: 'a' } });
     expect(charCounter(tight.context)).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('citationsOf', () => {
+  it('lists the context chunks in order as JSON-safe citations (numbers with the citations template)', async () => {
+    const { citationsOf } = await import('./diagnostics.js');
+    const engine = await indexedEngine({ template: 'citations' });
+    const result = await engine.run('ما هو التوليد المعزز بالاسترجاع؟');
+    const citations = citationsOf(result);
+    expect(citations.map((citation) => citation.chunkId)).toEqual(result.chunks.map((used) => used.chunk.id));
+    expect(citations[0]).toMatchObject({ number: 1, docId: result.chunks[0]!.chunk.docId, source: result.chunks[0]!.chunk.source, rank: 1, text: result.chunks[0]!.keptText });
+    expect(citations[0]!.title).toBe(result.chunks[0]!.chunk.title);
+    expect(JSON.parse(JSON.stringify(citations))).toEqual(citations);
+    for (const citation of citations) for (const value of Object.values(citation.scores)) expect(Number.isFinite(value)).toBe(true);
+    const plain = citationsOf(await (await indexedEngine({ template: 'default' })).run('BM25 ranking'));
+    expect(plain.every((citation) => !('number' in citation))).toBe(true);
+    expect(() => citationsOf(null as never)).toThrow(/result must be a ContextResult/);
+  });
+
+  it('summarizeResult: the context, its citations, the budget and the guard, JSON-safe', async () => {
+    const { citationsOf, summarizeResult } = await import('./diagnostics.js');
+    const result = await (await indexedEngine({ template: 'citations' })).run('vector search');
+    const summary = summarizeResult(result);
+    expect(summary).toEqual({ query: 'vector search', context: result.context, citations: citationsOf(result), budget: result.budget, guardPassed: result.guardPassed, warnings: result.guardWarnings, fromCache: false });
+    expect(JSON.parse(JSON.stringify(summary))).toEqual(summary);
+  });
+});
+
+describe('assertContextRunner', () => {
+  it('accepts an engine or anything with run(), and names the field otherwise', async () => {
+    const { assertContextRunner } = await import('./runner.js');
+    expect(() => assertContextRunner(new ContextEngine())).not.toThrow();
+    expect(() => assertContextRunner({ run: async () => ({}) })).not.toThrow();
+    for (const value of [undefined, null, 5, {}, { run: 'no' }]) expect(() => assertContextRunner(value, 'retriever.engine')).toThrow(/retriever\.engine must be a ContextEngine/);
   });
 });

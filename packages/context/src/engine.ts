@@ -8,6 +8,9 @@ import {
   ConversationHistory,
   EqualBudgetAllocation,
   QueryAnalyzer,
+  rerankCandidates,
+  rerankerName,
+  toReranker,
   warningToString,
 } from '@zerda/context-core';
 import { SmartContextComposer } from '@zerda/composer';
@@ -31,6 +34,7 @@ import {
   type MetadataFilter,
   type QueryAnalysis,
   type QueryAnalyzer as QueryAnalyzerContract,
+  type Reranker,
   type Retriever,
   type ScoredChunk,
   type SourceQualityMap,
@@ -57,8 +61,10 @@ import {
   indexOptionsSchema,
   runMultiOptionsSchema,
   runOptionsSchema,
+  telemetryOptionsSchema,
 } from './options.js';
 import { queryHeader } from './headers.js';
+import { EngineTelemetry, traced, type Trace } from './tracing.js';
 
 const now = (): number => performance.now();
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -80,6 +86,7 @@ export class ContextEngine {
   protected readonly analyzer: QueryAnalyzerContract;
   protected chunkFilter: ChunkFilterContract;
   protected ranker: ChunkRanker;
+  protected readonly reranker: Reranker | undefined;
   protected composer: ContextComposer;
   protected readonly guard: ContextGuardContract;
   protected readonly budgetAllocator: BudgetAllocator | undefined;
@@ -93,6 +100,7 @@ export class ContextEngine {
   private readonly defaultEmbedder: Embedder | EmbedFunction | undefined;
   private readonly template: TemplateName | ContextTemplate;
   private sourceQualityMap: SourceQualityMap = {};
+  private readonly telemetry: EngineTelemetry;
   /** Bumped on every change to the corpus; part of every cache key. */
   private generation = 0;
   private corpusSize = 0;
@@ -104,6 +112,7 @@ export class ContextEngine {
     this.analyzer = options.queryAnalyzer ?? new QueryAnalyzer(config.analyzer);
     this.chunkFilter = options.chunkFilter ?? new ChunkFilter(config.filter);
     this.ranker = options.ranker ?? new CompositeRanker(config.ranking);
+    this.reranker = options.reranker === undefined ? undefined : toReranker(options.reranker, 'options.reranker');
     this.composer = options.composer ?? new SmartContextComposer(config.composer);
     this.guard = options.guard ?? new ContextGuard(config.guard);
     this.budgetAllocator = options.budgetAllocator;
@@ -125,6 +134,7 @@ export class ContextEngine {
       throw invalidArgument('options.template', `a template function or one of ${templateNameSchema.options.join(', ')}`, options.template);
     }
     this.template = options.template ?? config.composer.template;
+    this.telemetry = new EngineTelemetry(parseOrThrow(telemetryOptionsSchema, options.telemetry, 'options.telemetry'));
     this.log('info', { event: 'ready', template: typeof this.template === 'function' ? `custom:${this.template.name || 'template'}` : this.template }, 'ContextEngine: ready');
   }
 
@@ -144,6 +154,10 @@ export class ContextEngine {
    * intact. An empty list logs a warning and changes nothing.
    */
   async index(chunks: unknown, options: IndexOptions = {}): Promise<this> {
+    return this.tracedCorpusChange('index', chunks, () => this.indexChunks(chunks, options));
+  }
+
+  private async indexChunks(chunks: unknown, options: IndexOptions): Promise<this> {
     const parsed = parseOrThrow(indexOptionsSchema, options, 'options') ?? {};
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of chunks', chunks);
     if (chunks.length === 0) {
@@ -205,6 +219,10 @@ export class ContextEngine {
 
   /** Adds (or updates, by id) chunks without rebuilding the index. */
   async add(chunks: unknown): Promise<this> {
+    return this.tracedCorpusChange('add', chunks, () => this.addChunks(chunks));
+  }
+
+  private async addChunks(chunks: unknown): Promise<this> {
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of chunks', chunks);
     const documentChunks = toDocumentChunks(chunks, 'chunks');
     if (documentChunks.length === 0) return this;
@@ -219,6 +237,10 @@ export class ContextEngine {
 
   /** Removes every chunk of the given documents. */
   async remove(docIds: unknown): Promise<this> {
+    return this.tracedCorpusChange('remove', docIds, () => this.removeDocuments(docIds));
+  }
+
+  private async removeDocuments(docIds: unknown): Promise<this> {
     if (!Array.isArray(docIds) || docIds.some((id) => typeof id !== 'string')) throw invalidArgument('docIds', 'an array of document ids (strings)', docIds);
     if (!this.retriever || docIds.length === 0) return this;
     if (typeof this.retriever.remove !== 'function') {
@@ -228,6 +250,17 @@ export class ContextEngine {
     const size = typeof this.retriever.size === 'function' ? await this.retriever.size() : this.corpusSize;
     this.commitCorpus(size, this.sourceQualityMap);
     return this;
+  }
+
+  /** A corpus change inside the span `zerda.<operation>` (input count; corpus size and generation after). */
+  private tracedCorpusChange(operation: 'index' | 'add' | 'remove', input: unknown, task: () => Promise<this>): Promise<this> {
+    return traced(
+      this.telemetry,
+      `zerda.${operation}`,
+      { 'zerda.operation': operation, [operation === 'remove' ? 'zerda.documents.count' : 'zerda.chunks.count']: Array.isArray(input) ? input.length : undefined },
+      () => task(),
+      () => ({ 'zerda.corpus.size': this.corpusSize, 'zerda.corpus.generation': this.generation, 'zerda.retriever': this.retriever?.name }),
+    );
   }
 
   private commitCorpus(size: number, sourceQualityMap: SourceQualityMap): void {
@@ -269,17 +302,33 @@ export class ContextEngine {
 
   // ---------------------------------------------------------------- running
 
-  /** Runs the whole pipeline for one query. See the package README for every stage. */
+  /**
+   * Runs the whole pipeline for one query. See the package README for every stage. With
+   * OpenTelemetry, one `retrieval` span with a child per stage (`zerda.analyze` … `zerda.guard`).
+   */
   async run(query: unknown, options: RunOptions = {}): Promise<ContextResult> {
+    const telemetry = this.telemetry.options;
+    return traced(
+      this.telemetry,
+      'retrieval',
+      { 'gen_ai.operation.name': 'retrieval', 'gen_ai.data_source.id': telemetry.dataSourceId },
+      (trace) => this.runPipeline(query, options, trace),
+      (result) => runAttributes(result, telemetry.recordQueryText === true, telemetry.recordDocuments === true),
+    );
+  }
+
+  private async runPipeline(query: unknown, options: RunOptions, trace: Trace | undefined): Promise<ContextResult> {
     const started = now();
     const literal = requireString(query, 'query');
     parseOrThrow(runOptionsSchema, options, 'options');
     if (this.counter.load) await this.counter.load();
+    const signal = options.signal;
+    signal?.throwIfAborted();
     const filter = options.metadataFilters === undefined ? undefined : parseMetadataFilter(options.metadataFilters, 'options.metadataFilters');
     const useHistory = options.useHistory ?? true;
     const recordTurn = options.recordTurn ?? true;
     const generation = this.generation;
-    const timings: StageTimings = { cache: 0, analyze: 0, retrieve: 0, filter: 0, rank: 0, compose: 0, guard: 0, total: 0 };
+    const timings: StageTimings = { cache: 0, analyze: 0, retrieve: 0, filter: 0, rank: 0, rerank: 0, compose: 0, guard: 0, total: 0 };
 
     let effectiveQuery = literal;
     if (useHistory && this.history && this.history.size > 0 && this.config.multiTurn.enrichTurns > 0) {
@@ -308,40 +357,63 @@ export class ContextEngine {
     }
 
     stage = now();
+    trace?.stage('analyze');
     const analysis = await this.analyzer.analyze(effectiveQuery, { literalQuery: literal });
     timings.analyze = now() - stage;
+    trace?.endStage({ 'zerda.query.length': [...literal].length, 'zerda.query.language': analysis.language, 'zerda.query.intent': analysis.intent, 'zerda.query.complexity': analysis.complexity });
     const budget = Math.min(options.overrideBudget ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength), Number.MAX_SAFE_INTEGER);
     const maxChunks = options.maxChunks ?? analysis.suggestedChunks;
 
     stage = now();
     const topK = Math.max(this.adaptive ? this.adaptive.recommendedTopK(this.config.retrieval.topK) : this.config.retrieval.topK, maxChunks);
-    let candidates: ScoredChunk[] = this.retriever ? await this.retriever.retrieve(effectiveQuery, { topK, filter, analysis }) : [];
+    trace?.stage('retrieve', { 'gen_ai.retrieval.top_k': topK, 'zerda.retriever': this.retriever?.name, 'zerda.filtered': filter !== undefined });
+    let candidates: ScoredChunk[] = this.retriever ? await this.retriever.retrieve(effectiveQuery, { topK, filter, analysis, ...(signal ? { signal } : {}) }) : [];
     // Defence in depth: a custom retriever that ignores the filter still cannot leak another tenant's chunk.
     if (filter) candidates = candidates.filter((candidate) => matchesFilter(candidate.chunk, filter));
     timings.retrieve = now() - stage;
     const retrieved = candidates.length;
+    trace?.endStage({ 'zerda.candidates.out': retrieved });
 
     stage = now();
+    trace?.stage('filter', { 'zerda.candidates.in': retrieved });
     const filtered = await this.chunkFilter.filter(candidates, { analysis });
     timings.filter = now() - stage;
+    trace?.endStage({ 'zerda.candidates.out': filtered.kept.length, 'zerda.candidates.dropped': filtered.dropped.length });
 
     stage = now();
-    const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks, sourceQuality: this.sourceQualityMap });
+    trace?.stage('rank', { 'zerda.candidates.in': filtered.kept.length });
+    // With a reranker, the ranker hands it a longer list to choose the best maxChunks from.
+    const rankLimit = this.reranker ? Math.max(maxChunks, this.config.rerank.candidates) : maxChunks;
+    const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks: rankLimit, sourceQuality: this.sourceQualityMap });
     timings.rank = now() - stage;
+    trace?.endStage({ 'zerda.candidates.out': ranked.length });
+
+    let reranked = ranked;
+    if (this.reranker) {
+      stage = now();
+      trace?.stage('rerank', { 'zerda.candidates.in': ranked.length, 'zerda.reranker': rerankerName(this.reranker), 'zerda.rerank.top_n': maxChunks });
+      reranked = await rerankCandidates(this.reranker, effectiveQuery, ranked, { topN: maxChunks, analysis, ...(signal ? { signal } : {}) });
+      timings.rerank = now() - stage;
+      trace?.endStage({ 'zerda.candidates.out': reranked.length });
+    }
 
     stage = now();
+    trace?.stage('compose', { 'zerda.candidates.in': reranked.length, 'zerda.budget.limit': budget, 'zerda.budget.unit': this.counter.unit ?? 'chars' });
     const composeOptions = { budget, counter: this.counter, analysis, template: this.template };
-    let composed = await this.composer.compose(ranked, composeOptions);
-    const expanded = await this.withNeighbors(ranked, composed, budget, filter);
+    let composed = await this.composer.compose(reranked, composeOptions);
+    const expanded = await this.withNeighbors(reranked, composed, budget, filter);
     if (expanded) composed = await this.composer.compose(expanded, composeOptions);
     timings.compose = now() - stage;
+    trace?.endStage({ 'zerda.candidates.out': composed.chunks.length, 'zerda.budget.used': composed.stats.length, 'zerda.context.truncated': composed.truncated });
 
     stage = now();
+    trace?.stage('guard');
     const guard = this.config.guard.enabled
       ? await this.guard.check({ context: composed.context, chunks: composed.chunks, analysis, budget, counter: this.counter })
       : { passed: true, warnings: [], context: composed.context };
     timings.guard = now() - stage;
     timings.total = now() - started;
+    trace?.endStage({ 'zerda.guard.enabled': this.config.guard.enabled, 'zerda.guard.passed': guard.passed, 'zerda.guard.warnings': guard.warnings.map((warning) => warning.code) });
 
     // The composer already measured its context; count again only when the guard changed it (redaction).
     const used = guard.context === composed.context ? composed.stats.length : this.counter(guard.context);
@@ -352,7 +424,7 @@ export class ContextEngine {
       analysis,
       chunks: composed.chunks,
       dropped: [...filtered.dropped, ...composed.skipped],
-      counts: { retrieved, afterFilter: filtered.kept.length, afterRank: ranked.length, used: composed.chunks.length },
+      counts: { retrieved, afterFilter: filtered.kept.length, afterRank: ranked.length, afterRerank: reranked.length, used: composed.chunks.length },
       timings: Object.fromEntries(Object.entries(timings).map(([key, value]) => [key, round(value)])) as unknown as StageTimings,
       budget: { limit: budget, used, unit: this.counter.unit ?? 'chars', utilization: budget > 0 ? Math.min(1, used / budget) : 0 },
       template: composed.template,
@@ -361,6 +433,7 @@ export class ContextEngine {
       guardWarnings: guard.warnings.map(warningToString),
       warnings: guard.warnings,
       fromCache: false,
+      ...(this.reranker ? { reranker: rerankerName(this.reranker) } : {}),
     };
     // Synchronous from here on: cache, history and statistics stay consistent under concurrency.
     if (cacheKey !== undefined && this.cache && generation === this.generation) this.cache.set(cacheKey, result);
@@ -559,6 +632,28 @@ export class ContextEngine {
     const sink = this.logger?.[level];
     if (typeof sink === 'function') sink.call(this.logger, fields, message);
   }
+}
+
+/** The attributes of a run's span once it has its result (query text and documents only when opted in). */
+function runAttributes(result: ContextResult, recordQueryText: boolean, recordDocuments: boolean): Record<string, string | number | boolean | undefined> {
+  return {
+    'zerda.cache.hit': result.fromCache,
+    'zerda.query.length': [...result.query].length,
+    'zerda.query.language': result.analysis.language,
+    'zerda.count.retrieved': result.counts.retrieved,
+    'zerda.count.after_filter': result.counts.afterFilter,
+    'zerda.count.after_rank': result.counts.afterRank,
+    'zerda.count.after_rerank': result.counts.afterRerank,
+    'zerda.count.used': result.counts.used,
+    'zerda.budget.limit': result.budget.limit,
+    'zerda.budget.used': result.budget.used,
+    'zerda.budget.unit': result.budget.unit,
+    'zerda.guard.passed': result.guardPassed,
+    'zerda.reranker': result.reranker,
+    'gen_ai.retrieval.query.text': recordQueryText ? result.query : undefined,
+    'zerda.query.effective_text': recordQueryText && result.effectiveQuery !== result.query ? result.effectiveQuery : undefined,
+    'gen_ai.retrieval.documents': recordDocuments ? JSON.stringify(result.chunks.map((used) => ({ id: used.chunk.id, score: used.score }))) : undefined,
+  };
 }
 
 /**

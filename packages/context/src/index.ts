@@ -24,4 +24,6 @@ export { ContextManager, asLegacyCompressionComposer } from './manager.js';
 export type { ContextManagerOptions } from './manager.js';
 export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, RunMultiOptions, RunOptions } from './options.js';
 export { queryHeader } from './headers.js';
-export { explainResult } from './diagnostics.js';
+export { citationsOf, explainResult, summarizeResult, type Citation, type ContextSummary } from './diagnostics.js';
+export type { TelemetryOptions, OpenTelemetryApi, TracerProviderLike, TracerLike, SpanLike } from './tracing.js';
+export { BRIDGE_RUN_DEFAULTS, assertContextRunner, emptyContextMessage, type ContextRunner } from './runner.js';

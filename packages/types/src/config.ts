@@ -108,6 +108,18 @@ export const rankingConfigSchema = z
 export const templateNameSchema = z.enum(['default', 'numbered', 'markdown', 'xml', 'citations']);
 export type TemplateName = z.infer<typeof templateNameSchema>;
 
+/** Reranking: how many ranked candidates an engine's reranker (when one is given) sees. */
+export const rerankConfigSchema = z
+  .strictObject({
+    /**
+     * The ranker passes at most this many of its best candidates to the reranker (or `maxChunks`,
+     * when larger), and the reranker keeps the best `maxChunks` of them. More candidates give the
+     * reranker more to recover from the first ranking, at the cost of one model call per candidate.
+     */
+    candidates: positiveInt.max(1000).default(20),
+  })
+  .prefault({});
+
 /** Composition: the budget, the template and how chunks are fitted. */
 export const composerConfigSchema = z
   .strictObject({
@@ -189,6 +201,7 @@ export const contextEngineConfigSchema = z
     retrieval: retrievalConfigSchema,
     filter: filterConfigSchema,
     ranking: rankingConfigSchema,
+    rerank: rerankConfigSchema,
     composer: composerConfigSchema,
     guard: guardConfigSchema,
     cache: cacheConfigSchema,
@@ -207,6 +220,7 @@ export type AnalyzerConfig = ContextEngineConfig['analyzer'];
 export type RetrievalConfig = ContextEngineConfig['retrieval'];
 export type FilterConfig = ContextEngineConfig['filter'];
 export type RankingConfig = ContextEngineConfig['ranking'];
+export type RerankConfig = ContextEngineConfig['rerank'];
 export type ComposerConfig = ContextEngineConfig['composer'];
 export type GuardConfig = ContextEngineConfig['guard'];
 export type CacheConfig = ContextEngineConfig['cache'];

@@ -51,7 +51,7 @@ export interface UsedChunk extends ScoredChunk {
   keptRatio: number;
   /** How the chunk was fitted. */
   fit: 'whole' | 'compressed' | 'truncated';
-  /** 1-based rank after ranking. */
+  /** 1-based rank after ranking (and reranking, when the engine has a reranker). */
   rank: number;
   /** 1-based citation number in the context, when the template numbers passages. */
   citation?: number;
@@ -76,6 +76,8 @@ export interface StageCounts {
   retrieved: number;
   afterFilter: number;
   afterRank: number;
+  /** After the reranker (equal to `afterRank` when the engine has none). */
+  afterRerank: number;
   used: number;
 }
 
@@ -86,6 +88,8 @@ export interface StageTimings {
   retrieve: number;
   filter: number;
   rank: number;
+  /** 0 when the engine has no reranker. */
+  rerank: number;
   compose: number;
   guard: number;
   total: number;
@@ -111,4 +115,6 @@ export interface ContextResult {
   guardWarnings: string[];
   warnings: GuardWarning[];
   fromCache: boolean;
+  /** The name of the reranker that ordered the chunks, when the engine has one. */
+  reranker?: string;
 }

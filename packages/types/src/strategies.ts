@@ -88,6 +88,41 @@ export interface ChunkRanker {
   rank(chunks: ScoredChunk[], options?: RankOptions): MaybePromise<ScoredChunk[]>;
 }
 
+export interface RerankOptions {
+  /** Return at most this many candidates. */
+  topN: number;
+  /** Aborts the reranking (model calls check it between batches). */
+  signal?: AbortSignal;
+  /** The query's analysis, when the caller has one. */
+  analysis?: QueryAnalysis;
+}
+
+/** One candidate a reranker kept: its position in the list it was given and its relevance score. */
+export interface RerankedCandidate {
+  /** Index into the `candidates` array passed to `rerank()`. */
+  index: number;
+  /** Relevance to the query, higher is better, on the reranker's own (documented) scale. */
+  score: number;
+}
+
+/**
+ * Re-scores the ranked candidates against the query with a stronger, slower model (a cross-encoder,
+ * a hosted reranking model, an LLM judge) and keeps the best. Returns at most `topN` entries, best
+ * first, each naming a candidate by index (no index twice) with a finite score. The engine records
+ * the score as the `rerank` factor of each chunk and orders the context by it.
+ */
+export interface Reranker {
+  /** Short name for diagnostics and traces (e.g. `cross-encoder:Xenova/ms-marco-MiniLM-L-6-v2`). */
+  readonly name?: string;
+  rerank(query: string, candidates: ScoredChunk[], options: RerankOptions): MaybePromise<RerankedCandidate[]>;
+}
+
+/**
+ * A plain scoring function, accepted wherever a {@link Reranker} is: returns one relevance score per
+ * candidate, in the order given (the caller sorts and keeps the best `topN`).
+ */
+export type RerankFunction = (query: string, candidates: ScoredChunk[], options: RerankOptions) => MaybePromise<number[]>;
+
 export interface ComposeOptions {
   /** Maximum length of the context in the counter's unit. */
   budget: number;
