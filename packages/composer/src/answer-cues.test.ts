@@ -61,7 +61,8 @@ describe('answerCues', () => {
     const large1m = sample(1_000_000);
     time(small100);
     const small = Math.min(time(small100), time(small100), time(small100));
-    const large = Math.min(time(large1m), time(large1m));
-    expect(large / small).toBeLessThan(15);
+    const large = Math.min(time(large1m), time(large1m), time(large1m));
+    // Linear is 10, quadratic 100: 30 leaves room for a loaded machine and still catches a quadratic path.
+    expect(large / small).toBeLessThan(30);
   });
 });
