@@ -5,6 +5,7 @@ import type { MetadataFilter } from './filter.js';
 import type { Metadata } from './json.js';
 import type { DroppedChunk, GuardWarning, UsedChunk } from './result.js';
 import type { ScoredChunk, SourceQualityMap } from './scored.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -50,6 +51,17 @@ export interface Retriever {
   remove?(docIds: string[]): Promise<void>;
   /** Number of chunks indexed. */
   size?(): MaybePromise<number>;
+  /**
+   * Writes the retriever's data into a snapshot (`ContextEngine.save`). Writes issued meanwhile
+   * wait until it is done, so the snapshot holds one consistent corpus.
+   */
+  writeSnapshot?(writer: SnapshotWriter): Promise<void>;
+  /**
+   * Replaces the retriever's data with a snapshot written by `writeSnapshot` (`ContextEngine.open`).
+   * Settings that shape the data (BM25 parameters, the embedder's model, the store) must match what
+   * the snapshot recorded; a mismatch is refused with a ZerdaError naming it.
+   */
+  readSnapshot?(reader: SnapshotReader): Promise<void>;
 }
 
 export interface FilterOutcome {
