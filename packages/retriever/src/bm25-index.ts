@@ -677,17 +677,22 @@ export class Bm25Index {
     this.version++;
   }
 
-  /** The compacted arrays (compacts first). The arrays are copies the caller may keep. */
+  /**
+   * The compacted arrays (compacts first): with {@link load}, the one pair through which the index
+   * is serialised (JSON in `KeywordRetriever.toJSON`, binary in keyword-snapshot.ts). The typed
+   * arrays are views of the live index, not copies — a million-chunk snapshot is written without
+   * holding the index twice — so they are valid until the next write (callers hold the write queue).
+   */
   snapshot(): Bm25IndexSnapshot {
     this.compact();
     return {
       terms: this.terms.slice(),
       chunks: this.chunks.slice(0, this.slots) as DocumentChunk[],
-      textLengths: this.textLengths.slice(0, this.slots),
-      titleLengths: this.titleLengths.slice(0, this.slots),
-      offsets: this.mainOffsets.slice(0, this.mainTermCount + 1),
-      postingChunks: this.mainChunks.slice(),
-      postingFrequencies: this.mainFrequencies.slice(),
+      textLengths: this.textLengths.subarray(0, this.slots),
+      titleLengths: this.titleLengths.subarray(0, this.slots),
+      offsets: this.mainOffsets.subarray(0, this.mainTermCount + 1),
+      postingChunks: this.mainChunks,
+      postingFrequencies: this.mainFrequencies,
     };
   }
 

@@ -46,7 +46,8 @@ const FLOAT64_EMBEDDING = 0x8000_0000;
 const COLUMNS = ['id', 'doc-id', 'text', 'source', 'title', 'metadata'] as const;
 type Column = (typeof COLUMNS)[number];
 
-interface PageDescriptor {
+/** One page of a string column, as recorded by the column's owner (see {@link writeStringColumn}). */
+export interface PageDescriptor {
   /** Strings in the page. */
   strings: number;
   /** Bytes of the page in the `.str` file. */
@@ -110,8 +111,8 @@ function flagsOf(chunk: DocumentChunk): number {
   return flags;
 }
 
-/** Encodes one column page by page (each page is encoded only when it is written). */
-function* columnPages(chunks: readonly DocumentChunk[], flags: Uint8Array, column: Column, lengths: Uint32Array, pages: PageDescriptor[]): Generator<Uint8Array> {
+/** Encodes `count` strings page by page (each page is encoded only when it is written); fills `lengths` and `pages`. */
+function* stringPages(count: number, valueAt: (index: number) => string, lengths: Uint32Array, pages: PageDescriptor[]): Generator<Uint8Array> {
   let batch: string[] = [];
   let units = 0;
   let wellFormed = true;
@@ -124,8 +125,8 @@ function* columnPages(chunks: readonly DocumentChunk[], flags: Uint8Array, colum
     wellFormed = true;
     return bytes;
   };
-  for (let index = 0; index < chunks.length; index++) {
-    const value = columnValue(chunks[index]!, column, flags[index]!);
+  for (let index = 0; index < count; index++) {
+    const value = valueAt(index);
     lengths[index] = value.length;
     if (wellFormed && !isWellFormed(value)) wellFormed = false;
     batch.push(value);
@@ -133,6 +134,20 @@ function* columnPages(chunks: readonly DocumentChunk[], flags: Uint8Array, colum
     if (units >= PAGE_UNITS) yield flush();
   }
   if (batch.length > 0) yield flush();
+}
+
+/**
+ * Writes `count` strings as a string column: `<name>.str` (pages of concatenated text, each UTF-8
+ * when well formed, UTF-16 code units otherwise, so any JavaScript string survives) and
+ * `<name>.len` (each string's length in code units). Returns the page list, which the caller
+ * records (in its JSON) and passes to {@link readStringColumn}.
+ */
+export async function writeStringColumn(writer: SnapshotWriter, name: string, count: number, valueAt: (index: number) => string): Promise<PageDescriptor[]> {
+  const lengths = new Uint32Array(count);
+  const pages: PageDescriptor[] = [];
+  await writer.writeFile(`${name}.str`, stringPages(count, valueAt, lengths, pages));
+  await writeSnapshotArray(writer, `${name}.len`, lengths);
+  return pages;
 }
 
 /**
@@ -157,13 +172,7 @@ export async function writeChunkTable(writer: SnapshotWriter, chunks: readonly D
     if (chunk.embedding !== undefined) embeddingCount++;
   }
   const columns: Record<string, PageDescriptor[]> = {};
-  for (const column of COLUMNS) {
-    const lengths = new Uint32Array(count);
-    const pages: PageDescriptor[] = [];
-    await writer.writeFile(`${column}.str`, columnPages(chunks, flags, column, lengths, pages));
-    await writeSnapshotArray(writer, `${column}.len`, lengths);
-    columns[column] = pages;
-  }
+  for (const column of COLUMNS) columns[column] = await writeStringColumn(writer, column, count, (row) => columnValue(chunks[row]!, column, flags[row]!));
   await writeSnapshotArray(writer, 'flags.u8', flags);
   await writeSnapshotArray(writer, 'index.f64', index);
   await writeSnapshotArray(writer, 'optional.f64', Float64Array.from(optional));
@@ -201,19 +210,23 @@ function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 0;
 }
 
-/** Reads one string column: its lengths and its pages, decoded and sliced into `count` strings. */
-async function readColumn(reader: SnapshotReader, column: Column, count: number, pages: unknown): Promise<string[]> {
+/**
+ * Reads a string column written by {@link writeStringColumn}: its lengths and its pages, decoded and
+ * sliced into `count` strings. `pages` is what the writer returned (as read back from JSON: it is
+ * checked). Inconsistencies are `ZERDA_CORRUPT_SNAPSHOT` errors naming the file.
+ */
+export async function readStringColumn(reader: SnapshotReader, column: string, count: number, pages: unknown, describedIn = 'table.json'): Promise<string[]> {
   const lengths = await readSnapshotArray(reader, `${column}.len`, Uint32Array, count);
-  if (!Array.isArray(pages)) throw reader.corrupt('table.json', 'consistency', `columns.${column} is not a list of pages`);
+  if (!Array.isArray(pages)) throw reader.corrupt(describedIn, 'consistency', `the page list of column ${column} is missing`);
   const values: string[] = new Array(count);
   const file = await reader.openFile(`${column}.str`);
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let row = 0;
   for (const page of pages as PageDescriptor[]) {
     if (page === null || typeof page !== 'object' || !isCount(page.strings) || !isCount(page.bytes) || (page.encoding !== 'utf8' && page.encoding !== 'utf16le')) {
-      throw reader.corrupt('table.json', 'consistency', `a page of column ${column} is malformed`);
+      throw reader.corrupt(describedIn, 'consistency', `a page of column ${column} is malformed`);
     }
-    if (row + page.strings > count) throw reader.corrupt('table.json', 'consistency', `the pages of column ${column} hold more than ${count} strings`);
+    if (row + page.strings > count) throw reader.corrupt(describedIn, 'consistency', `the pages of column ${column} hold more than ${count} strings`);
     const bytes = await file.read(page.bytes);
     let text: string;
     try {
@@ -230,7 +243,7 @@ async function readColumn(reader: SnapshotReader, column: Column, count: number,
     }
     if (start !== text.length) throw reader.corrupt(`${column}.len`, 'consistency', `the lengths of a page of column ${column} do not add up to its text`);
   }
-  if (row !== count) throw reader.corrupt('table.json', 'consistency', `column ${column} holds ${row} strings, expected ${count}`);
+  if (row !== count) throw reader.corrupt(describedIn, 'consistency', `column ${column} holds ${row} strings, expected ${count}`);
   if (file.remaining !== 0) throw reader.corrupt(`${column}.str`, 'size', `${file.remaining} bytes follow the last page`);
   await file.close();
   return values;
@@ -246,7 +259,7 @@ export async function readChunkTable(reader: SnapshotReader): Promise<DocumentCh
   const columns = table.columns as Record<string, unknown> | null;
   if (columns === null || typeof columns !== 'object') throw reader.corrupt('table.json', 'consistency', 'columns are missing');
   const values = {} as Record<Column, string[]>;
-  for (const column of COLUMNS) values[column] = await readColumn(reader, column, count, columns[column]);
+  for (const column of COLUMNS) values[column] = await readStringColumn(reader, column, count, columns[column]);
   const flags = await readSnapshotArray(reader, 'flags.u8', Uint8Array, count);
   const index = await readSnapshotArray(reader, 'index.f64', Float64Array, count);
   const optional = await readSnapshotArray(reader, 'optional.f64', Float64Array);
