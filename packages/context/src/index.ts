@@ -22,6 +22,7 @@ export { cosineSimilarity } from '@zerda/types';
 export { ContextEngine, tupleToScored } from './engine.js';
 export { ContextManager, asLegacyCompressionComposer } from './manager.js';
 export type { ContextManagerOptions } from './manager.js';
-export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, RunMultiOptions, RunOptions } from './options.js';
+export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, OpenOptions, RunMultiOptions, RunOptions } from './options.js';
+export type { SaveOptions, SavedSnapshot } from './snapshot.js';
 export { queryHeader } from './headers.js';
 export { explainResult } from './diagnostics.js';

@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readSnapshotDirectory, readSnapshotFile, writeSnapshotDirectory, writeSnapshotFile } from './index.js';
-import { runCrashSuite, snapshotDirectoryLeftovers, type CrashSuiteReport } from './testing.js';
+import { crashSuiteProblems, runCrashSuite, snapshotDirectoryLeftovers, type CrashSuiteReport } from './testing.js';
 // @ts-expect-error a plain ES module fixture shared with the child process
 import { FORMAT, identifyState, writeState } from './__fixtures__/crash-states.mjs';
 
@@ -19,12 +19,9 @@ afterAll(async () => {
 });
 
 function expectSound(report: CrashSuiteReport, trials: number): void {
-  expect(report.failures, JSON.stringify(report.failures.slice(0, 5), null, 1)).toEqual([]);
+  // No failed trial, most kills inside a save, and some after a completed one.
+  expect(crashSuiteProblems(report)).toEqual([]);
   expect(report.trials).toHaveLength(trials);
-  // The kills really landed inside saves (partial state was there to clean up) in most trials.
-  expect(report.interrupted).toBeGreaterThan(trials / 2);
-  // …and some after a save had completed, so that the new state was found too.
-  expect((report.found.b ?? 0) + (report.found.c ?? 0)).toBeGreaterThan(0);
 }
 
 const kinds = [

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { watch } from 'node:fs';
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -45,6 +46,15 @@ export interface CrashSuiteOptions {
   initialDelayMs?: number;
   /** Seed of the delays (default 1). */
   seed?: number;
+  /**
+   * For stores that build their file in memory and write it in one burst (few random kills would
+   * land inside the write): resolves when the kill should be aimed, e.g. when a temporary file
+   * appears (see {@link waitForTemporary}); the kill then follows within `aimedDelayMs`. Called
+   * with the trial number; return undefined to use the random delay for that trial.
+   */
+  aimKill?(target: string, trial: number): Promise<void> | undefined;
+  /** Upper bound of the delay after an aimed moment (ms, default 4). */
+  aimedDelayMs?: number;
 }
 
 export interface CrashTrial {
@@ -123,7 +133,29 @@ export async function snapshotDirectoryLeftovers(directory: string): Promise<str
   return all.filter((path) => !expected.has(path));
 }
 
-async function runAndKill(options: CrashSuiteOptions, target: string, delay: () => number): Promise<ChildRun & { delayMs: number; startupMs: number }> {
+/**
+ * Resolves when a temporary file (`.<name>.….tmp`, as `writeFileAtomic` names them) appears in
+ * `directory` (watched with the platform's file notifications), or after `timeoutMs`.
+ */
+export function waitForTemporary(directory: string, timeoutMs = 5000): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      watcher.close();
+      clearTimeout(timer);
+      resolve();
+    };
+    const watcher = watch(directory, (_event, name) => {
+      if (typeof name === 'string' && name.startsWith('.') && name.endsWith('.tmp')) finish();
+    });
+    const timer = setTimeout(finish, timeoutMs);
+  });
+}
+
+async function runAndKill(options: CrashSuiteOptions, target: string, delay: () => number, trial: number): Promise<ChildRun & { delayMs: number; startupMs: number }> {
+  const aimed = options.aimKill?.(target, trial);
   const child = spawn(process.execPath, [...(options.nodeArguments ?? []), options.childScript, target, ...(options.childArguments ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -151,7 +183,8 @@ async function runAndKill(options: CrashSuiteOptions, target: string, delay: () 
     throw error;
   }
   const startupMs = performance.now() - spawned;
-  const delayMs = delay();
+  if (aimed) await aimed;
+  const delayMs = aimed ? Math.floor(Math.random() * (options.aimedDelayMs ?? 4)) : delay();
   await new Promise((resolve) => setTimeout(resolve, delayMs));
   child.kill('SIGKILL');
   await exited;
@@ -186,7 +219,7 @@ export async function runCrashSuite(options: CrashSuiteOptions): Promise<CrashSu
     while (next < options.trials) {
       const number = next++;
       const began = performance.now();
-      const run = await runAndKill(options, target, delay);
+      const run = await runAndKill(options, target, delay, number);
       const checking = performance.now();
       durations.push(...run.saveDurations.filter((ms) => Number.isFinite(ms)));
       const trial: CrashTrial = { lane: index, delayMs: run.delayMs, completedSaves: run.completedSaves, interrupted: (await options.leftovers(target)).length > 0 };
@@ -228,4 +261,80 @@ export async function saveForever(states: readonly string[], save: (label: strin
     await save(label);
     process.stdout.write(`saved ${label} ${Math.round(performance.now() - started)}\n`);
   }
+}
+
+/** Options of {@link runStatesCrashSuite}. */
+export interface StatesCrashSuiteOptions {
+  /** A fresh directory for the suite (states and lanes go below it). */
+  directory: string;
+  /** The child script: argv is the target, then the directory holding the saved states `b` and `c` (see {@link saveForever}). */
+  childScript: string;
+  /** Kills (default 100). */
+  trials?: number;
+  /** The target inside a lane directory. */
+  target(laneDirectory: string): string;
+  /** Saves state `label` (`a`, `b`, `c`, `r0`, `r1`) at `path`, in this process. */
+  save(label: string, path: string): Promise<void>;
+  /** The fingerprint of state `label` as held in this process. */
+  expected(label: string): Promise<string>;
+  /** Opens `target` and fingerprints what it holds. */
+  found(target: string): Promise<string>;
+  /** See {@link CrashSuiteOptions.leftovers}. */
+  leftovers(target: string): Promise<string[]>;
+  /** See {@link CrashSuiteOptions.aimKill}. */
+  aimKill?(target: string, trial: number): Promise<void> | undefined;
+}
+
+/**
+ * The crash suite over five states that the persisting packages share: the target starts as `a`;
+ * the child alternates between `b` and `c` (saved once under `<directory>/states/`, the child loads
+ * them from there, which is faster than building them); after each kill the state found must be the
+ * one before the kill or `b`/`c`, recognised by fingerprint, and the next save writes `r0`/`r1`.
+ */
+export async function runStatesCrashSuite(options: StatesCrashSuiteOptions): Promise<CrashSuiteReport> {
+  const labels = ['a', 'b', 'c', 'r0', 'r1'];
+  const byFingerprint = new Map<string, string>();
+  for (const label of labels) byFingerprint.set(await options.expected(label), label);
+  if (byFingerprint.size !== labels.length) throw new Error('two crash-suite states have the same fingerprint: a mix could not be told apart');
+  const states = join(options.directory, 'states');
+  for (const label of ['b', 'c']) await options.save(label, join(states, label));
+  let round = 0;
+  return runCrashSuite({
+    trials: options.trials ?? 100,
+    directory: join(options.directory, 'lanes'),
+    childScript: options.childScript,
+    childArguments: [states],
+    target: options.target,
+    childStates: ['b', 'c'],
+    initialize: async (target) => {
+      await options.save('a', target);
+      return 'a';
+    },
+    identify: async (target) => {
+      const fingerprint = await options.found(target);
+      return byFingerprint.get(fingerprint) ?? `unknown state ${fingerprint.slice(0, 16)}`;
+    },
+    resave: async (target) => {
+      const label = `r${round++ % 2}`;
+      await options.save(label, target);
+      return label;
+    },
+    leftovers: options.leftovers,
+    ...(options.aimKill ? { aimKill: options.aimKill } : {}),
+  });
+}
+
+/**
+ * What a crash suite's report shows to be wrong (empty when sound): failed trials, too few kills
+ * inside a save (fewer than `minimumInterrupted`, default half: the test would prove little), or no
+ * trial that found a state the child committed.
+ */
+export function crashSuiteProblems(report: CrashSuiteReport, options: { minimumInterrupted?: number } = {}): string[] {
+  const problems = report.failures.slice(0, 5).map((trial) => `trial on lane ${trial.lane} after ${trial.delayMs} ms: ${trial.failure}`);
+  if (report.failures.length > 5) problems.push(`… and ${report.failures.length - 5} more failed trials`);
+  const minimum = options.minimumInterrupted ?? 0.5;
+  if (report.interrupted < minimum * report.trials.length) problems.push(`only ${report.interrupted} of ${report.trials.length} kills landed inside a save (partial state left behind)`);
+  const committed = Object.entries(report.found).filter(([label]) => label === 'b' || label === 'c').reduce((total, [, count]) => total + count, 0);
+  if (committed === 0) problems.push("no kill came after a save the child completed: the new state was never found");
+  return problems;
 }

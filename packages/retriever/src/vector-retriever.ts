@@ -337,7 +337,10 @@ export class VectorRetriever implements Retriever {
         return;
       }
       const store = this.currentStore;
-      const actual = { ...vectorStoreIdentity(store), count: record.addToStore ? await store.count() : record.store.count };
+      // The size is compared where it is known: not for a store populated elsewhere, nor for a
+      // LangChain store (the adapter only counts what it added itself).
+      const countable = record.addToStore && !(store instanceof LangChainVectorStoreAdapter);
+      const actual = { ...vectorStoreIdentity(store), count: countable ? await store.count() : record.store.count };
       const expected = record.store;
       const same =
         actual.name === expected.name &&

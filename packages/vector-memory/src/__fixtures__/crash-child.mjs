@@ -5,5 +5,5 @@ import { MemoryVectorStore } from '@zerda/vector-memory';
 import { saveForever } from '@zerda/persistence/testing';
 
 const [target, states] = process.argv.slice(2);
-const stores = { b: await MemoryVectorStore.load(join(states, 'b.zvm')), c: await MemoryVectorStore.load(join(states, 'c.zvm')) };
+const stores = { b: await MemoryVectorStore.load(join(states, 'b')), c: await MemoryVectorStore.load(join(states, 'c')) };
 await saveForever(['b', 'c'], (label) => stores[label].save(target));
