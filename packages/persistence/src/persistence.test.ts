@@ -154,6 +154,25 @@ describe('snapshot directories', () => {
     expect(await readdir(directory)).toEqual([POINTER_FILE, generation].sort());
   });
 
+  it('stores files of equal content once (hard links), counts them once, and still verifies each name', async () => {
+    const directory = fresh('dedupe');
+    const same = new Uint8Array(5000).fill(7);
+    const written = await writeSnapshotDirectory(directory, FORMAT, async (writer) => {
+      await writer.writeFile('keyword/text.str', same);
+      await writer.writeFile('vectors/text.str', same);
+      await writer.writeFile('other.bin', new Uint8Array(5000).fill(8));
+    });
+    const root = join(directory, written.generation);
+    const [a, b, c] = await Promise.all(['keyword/text.str', 'vectors/text.str', 'other.bin'].map((name) => stat(join(root, name))));
+    expect(a!.ino).toBe(b!.ino);
+    expect(c!.ino).not.toBe(a!.ino);
+    expect(written.bytes).toBeLessThan(10_000 + 2000);
+    expect(await readSnapshotDirectory(directory, FORMAT, async (reader) => (await reader.readFile('vectors/text.str')).length)).toBe(5000);
+    // Damage through one name is damage to both: each is verified.
+    await flipByte(join(root, 'keyword', 'text.str'));
+    await expect(readSnapshotDirectory(directory, FORMAT, (reader) => reader.readFile('vectors/text.str'))).rejects.toMatchObject({ details: { file: 'keyword/text.str', check: 'sha256' } });
+  });
+
   it('a failing write leaves the previous snapshot openable and removes its partial generation', async () => {
     const directory = fresh('snap-fail');
     await writeSnapshotDirectory(directory, FORMAT, (writer) => writeSample(writer, 'a'));

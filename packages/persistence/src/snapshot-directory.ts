@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import {
   createError,
@@ -46,13 +46,15 @@ export interface WrittenSnapshot {
   directory: string;
   generation: string;
   manifest: SnapshotManifest;
-  /** Bytes of all files, the manifest included. */
+  /** Bytes on disk of all files, the manifest included (files of equal content are stored, and counted, once). */
   bytes: number;
 }
 
 interface WriterState {
   root: string;
   entries: SnapshotFileEntry[];
+  /** The first file written with each content (SHA-256 and size), for de-duplication. */
+  contents: Map<string, string>;
   names: Set<string>;
   directories: Set<string>;
   local: string[];
@@ -78,13 +80,15 @@ class DirectoryWriter implements SnapshotWriter {
       const path = join(this.state.root, ...full.split('/'));
       await this.ensureParent(full);
       const handle = await open(path, 'wx');
+      let written: { bytes: number; sha256: string };
       try {
-        const written = await writeContent(handle, content);
+        written = await writeContent(handle, content);
         await handle.sync();
-        this.state.entries.push({ name: full, bytes: written.bytes, sha256: written.sha256 });
       } finally {
         await handle.close();
       }
+      this.state.entries.push({ name: full, bytes: written.bytes, sha256: written.sha256 });
+      await this.shareContent(path, `${written.sha256}:${written.bytes}`);
     } finally {
       this.state.busy = false;
     }
@@ -101,6 +105,28 @@ class DirectoryWriter implements SnapshotWriter {
   scope(prefix: string): SnapshotWriter {
     checkName(scopedSnapshotName(this.prefix, prefix));
     return new DirectoryWriter(this.state, scopedSnapshotName(this.prefix, prefix));
+  }
+
+  /**
+   * Files of one generation with the same content (the chunk texts a keyword index and a vector
+   * store both hold, their vectors) are stored once: the later copy is replaced by a hard link to
+   * the first (through a temporary name and a rename, so the name always holds the right bytes).
+   * Where the file system has no hard links, the copy stays.
+   */
+  private async shareContent(path: string, key: string): Promise<void> {
+    const first = this.state.contents.get(key);
+    if (first === undefined) {
+      this.state.contents.set(key, path);
+      return;
+    }
+    if (key.endsWith(':0')) return;
+    const temporary = `${path}.link`;
+    try {
+      await link(first, temporary);
+      await rename(temporary, path);
+    } catch {
+      await unlink(temporary).catch(() => undefined);
+    }
   }
 
   private async ensureParent(full: string): Promise<void> {
@@ -195,7 +221,7 @@ export async function writeSnapshotDirectory(
     }
     const generation = newGeneration();
     const root = join(directory, generation);
-    const state: WriterState = { root, entries: [], names: new Set([MANIFEST_FILE]), directories: new Set(), local: [], busy: false };
+    const state: WriterState = { root, entries: [], contents: new Map(), names: new Set([MANIFEST_FILE]), directories: new Set(), local: [], busy: false };
     let manifest: SnapshotManifest;
     let bytes = 0;
     try {
@@ -225,7 +251,9 @@ export async function writeSnapshotDirectory(
       await fsyncDirectory(directory);
       const pointer: Pointer = { format: POINTER_FORMAT, version: 1, generation, manifest: manifestEntry };
       await writeFileAtomic(join(directory, POINTER_FILE), `${JSON.stringify(pointer)}\n`); // the commit point
-      bytes = manifestEntry.bytes + manifest.files.reduce((total, entry) => total + entry.bytes, 0);
+      // Bytes on disk: content stored once counts once.
+      const unique = new Map(manifest.files.map((entry) => [`${entry.sha256}:${entry.bytes}`, entry.bytes]));
+      bytes = manifestEntry.bytes + [...unique.values()].reduce((total, size) => total + size, 0);
     } catch (error) {
       // Nothing refers to the new generation unless CURRENT was switched.
       if ((await currentGeneration(directory)) !== generation) await rm(root, { recursive: true, force: true }).catch(() => undefined);
