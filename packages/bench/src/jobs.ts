@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -167,6 +169,24 @@ export interface ScaleResult extends JobStatus {
   /** Seconds spent embedding the sentence pool (0 when cached). */
   embeddingSeconds?: number;
   embeddingFidelity?: EmbeddingFidelity;
+  /** `engine.save` / `ContextEngine.open` of this engine (keyword and hybrid-hnsw configurations). */
+  snapshot?: SnapshotCost | { status: 'failed'; reason: string };
+}
+
+/** What saving and reopening an engine costs (the open runs in a fresh process). */
+export interface SnapshotCost {
+  status: 'ok';
+  saveMs: number;
+  /** Bytes on disk of the snapshot's files. */
+  bytes: number;
+  files: number;
+  openMs: number;
+  /** The opening process's resident set before `open` and its peak once `open` returned. */
+  openBaselineRssBytes: number;
+  openPeakRssBytes: number;
+  /** Whether the opened engine gave exactly the saved engine's contexts and chunk ids for the checked queries. */
+  identical: boolean;
+  checkedQueries: number;
 }
 
 export interface VectorResult extends JobStatus {
@@ -507,9 +527,54 @@ export async function runScaleJob(job: ScaleJob): Promise<ScaleResult> {
     });
     cost.peakRssBytes = peakRss();
     const stages = Object.fromEntries(Object.entries(stageTotals).map(([stage, total]) => [stage, total / Math.max(1, queries.length)]));
-    return { ...base, status: 'ok', build: cost, run: summary, retrieve: summarizeLatencies(retrieve), stages, averageChunkCharacters, embeddingSeconds, ...(fidelity ? { embeddingFidelity: fidelity } : {}) };
+    const snapshot = job.configuration === 'keyword' || job.configuration === 'hybrid-hnsw' ? await measureSnapshot(engine, job, queries) : undefined;
+    return { ...base, status: 'ok', build: cost, run: summary, retrieve: summarizeLatencies(retrieve), stages, averageChunkCharacters, embeddingSeconds, ...(fidelity ? { embeddingFidelity: fidelity } : {}), ...(snapshot ? { snapshot } : {}) };
   } catch (error) {
     return { ...base, ...statusOf(error) };
+  }
+}
+
+/** Queries the opened engine answers to check it against the saved one. */
+const SNAPSHOT_CHECK_QUERIES = 20;
+
+/**
+ * Saves `engine` to a temporary directory (timed, sized on disk), then opens it in a fresh process
+ * (`snapshot-open-worker.js`: open time and peak RSS of the open alone) and compares the answers of
+ * the first queries with the saved engine's.
+ */
+async function measureSnapshot(engine: import('@zerda/context').ContextEngine, job: ScaleJob, queries: string[]): Promise<SnapshotCost | { status: 'failed'; reason: string }> {
+  const directory = await temporaryDirectory('zerda-bench-snapshot-');
+  try {
+    const started = performance.now();
+    const saved = await engine.save(join(directory.path, 'snapshot'));
+    const saveMs = elapsedMs(started);
+    const checked = queries.slice(0, SNAPSHOT_CHECK_QUERIES);
+    const results = [];
+    for (const query of checked) results.push(await engine.run(query, { overrideBudget: job.budget, useHistory: false, recordTurn: false }));
+    const { answersDigest } = await import('./snapshot-digest.js');
+    const request = { directory: saved.directory, configuration: job.configuration, language: syntheticSource(job.source).dataset.language, queries: checked, budget: job.budget };
+    const requestFile = join(directory.path, 'request.json');
+    const resultFile = join(directory.path, 'result.json');
+    writeFileSync(requestFile, JSON.stringify(request));
+    const worker = fileURLToPath(new URL('./snapshot-open-worker.js', import.meta.url));
+    const outcome = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=16384', worker, requestFile, resultFile], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+    if (outcome.status !== 0) return { status: 'failed', reason: `the opening process failed (${outcome.signal ?? outcome.status}): ${(outcome.stderr ?? '').split('\n').filter(Boolean).slice(-3).join(' ').slice(0, 300)}` };
+    const report = JSON.parse(readFileSync(resultFile, 'utf8')) as import('./snapshot-digest.js').OpenReport;
+    return {
+      status: 'ok',
+      saveMs,
+      bytes: saved.bytes,
+      files: saved.files,
+      openMs: report.openMs,
+      openBaselineRssBytes: report.baselineRssBytes,
+      openPeakRssBytes: report.peakRssBytes,
+      identical: report.answers === answersDigest(results),
+      checkedQueries: checked.length,
+    };
+  } catch (error) {
+    return { status: 'failed', reason: reasonOf(error) };
+  } finally {
+    await directory.remove();
   }
 }
 

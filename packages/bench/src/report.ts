@@ -269,6 +269,32 @@ function scaleTable(report: BenchmarkReport): string {
   return table(['chunks', 'retrievers', 'build s', 'run() p50 ms', 'vs fastest at size', 'run() p95 ms', 'retrieve p50 ms', 'bytes per chunk', 'RSS growth per chunk', 'peak RSS MiB', 'p50 growth exponent', 'memory growth exponent', 'mean ms per stage'], rows);
 }
 
+/** Snapshot rows: what saving and reopening an engine costs, beside the build it replaces. */
+function snapshotTable(report: BenchmarkReport): string | undefined {
+  const rows = report.scale
+    .filter((row) => row.snapshot !== undefined)
+    .sort((a, b) => a.size - b.size)
+    .map((row) => {
+      const snapshot = row.snapshot!;
+      if (snapshot.status !== 'ok') return [row.size.toLocaleString('en'), row.configuration, row.build ? fixed(row.build.ms / 1000, 1) : '', `failed: ${snapshot.reason}`, '', '', '', '', '', ''];
+      const held = row.build ? Math.max(row.build.rssGrowthBytes, row.build.retainedBytes) : undefined;
+      return [
+        row.size.toLocaleString('en'),
+        row.configuration,
+        row.build ? fixed(row.build.ms / 1000, 1) : '',
+        fixed(snapshot.saveMs / 1000, 2),
+        fixed(snapshot.openMs / 1000, 2),
+        row.build ? `${fixed(row.build.ms / snapshot.openMs, 1)}×` : '',
+        mebibytes(snapshot.bytes),
+        held ? `${fixed(snapshot.bytes / held, 2)}×` : '',
+        `${mebibytes(snapshot.openPeakRssBytes)} (${mebibytes(snapshot.openBaselineRssBytes)} before open)`,
+        snapshot.identical ? `yes (${snapshot.checkedQueries} queries)` : `NO (${snapshot.checkedQueries} queries)`,
+      ];
+    });
+  if (rows.length === 0) return undefined;
+  return table(['chunks', 'retrievers', 'build s', 'save s', 'open s', 'open faster than build', 'size on disk MiB', 'disk / index in memory', 'peak RSS of the opening process MiB', 'same answers after open'], rows);
+}
+
 function vectorTable(report: BenchmarkReport): string {
   const rows = report.vectors.map((row) => {
     if (row.status !== 'ok' || !row.latency || !row.build) return [row.size.toLocaleString('en'), row.backend, statusCell(row), '', '', '', '', '', '', ''];
@@ -394,6 +420,17 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
       '',
     );
     lines.push(scaleTable(report), '');
+    const snapshots = snapshotTable(report);
+    if (snapshots) {
+      lines.push(
+        '### Snapshots',
+        '',
+        'The keyword and hybrid-hnsw engines above, saved with `engine.save(dir)` after their runs and opened with `ContextEngine.open(dir)` (`{ embedder, vectorDb: new HnswVectorStore() }` for hybrid-hnsw) in a fresh process, so that the open\'s peak resident set is its own (the baseline — Node, the packages and, for hybrid-hnsw, the embedding model — is shown apart). Open includes verifying every file\'s SHA-256. Size on disk is every file of the snapshot; the index in memory is the larger of the build\'s RSS growth and its retained heap + external bytes (chunk texts and vectors were created before the build, so they count on disk but not in memory). The opened engine\'s contexts and chunk ids for the first queries are compared with the saved engine\'s.',
+        '',
+        snapshots,
+        '',
+      );
+    }
     const fidelity = report.scale.find((row) => row.embeddingFidelity)?.embeddingFidelity;
     if (fidelity) lines.push(`Composed vs whole-text chunk embeddings over the first ${fidelity.sample} chunks: mean cosine ${fixed(fidelity.meanCosine)}, lowest ${fixed(fidelity.minCosine)}.`, '');
     if (options.chart) lines.push(`![run() latency and memory against corpus size](${options.chart})`, '');

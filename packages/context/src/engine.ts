@@ -14,7 +14,7 @@ import {
   warningToString,
 } from '@zerda/context-core';
 import { SmartContextComposer } from '@zerda/composer';
-import { HybridRetriever, KeywordRetriever, StoreTextRetriever, VectorRetriever } from '@zerda/retriever';
+import { HybridRetriever, KeywordRetriever, StoreTextRetriever, VectorRetriever, WriteQueue } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import {
   type BudgetAllocator,
@@ -42,6 +42,7 @@ import {
   type TemplateName,
   type ContextTemplate,
   type UsedChunk,
+  vectorStoreIdentity,
   invalidArgument,
   matchesFilter,
   parseMetadataFilter,
@@ -56,6 +57,7 @@ import {
   type ContextEngineOptions,
   type IndexDocumentsOptions,
   type IndexOptions,
+  type OpenOptions,
   type RunMultiOptions,
   type RunOptions,
   indexOptionsSchema,
@@ -65,6 +67,25 @@ import {
 } from './options.js';
 import { queryHeader } from './headers.js';
 import { EngineTelemetry, traced, type Trace } from './tracing.js';
+import {
+  ENGINE_SNAPSHOT_FORMAT,
+  ENGINE_SNAPSHOT_VERSION,
+  asOpenError,
+  checkVectorSource,
+  customStrategyNames,
+  engineOptionsFor,
+  historyDisabled,
+  parseDirectory,
+  parseOpenOptions,
+  readEngineRecord,
+  saveOptionsSchema,
+  templateRecord,
+  writeEngineRecord,
+  type BuiltRetrieverRecord,
+  type EngineRecord,
+  type SaveOptions,
+  type SavedSnapshot,
+} from './snapshot.js';
 
 const now = (): number => performance.now();
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -104,6 +125,12 @@ export class ContextEngine {
   /** Bumped on every change to the corpus; part of every cache key. */
   private generation = 0;
   private corpusSize = 0;
+  /** Corpus writes (index, add, remove) and snapshots run one at a time, in call order. */
+  private readonly writes = new WriteQueue();
+  /** How `index()` built the current retriever (undefined: injected, or nothing indexed yet). */
+  private builtRetriever: BuiltRetrieverRecord | undefined;
+  /** Custom strategies given to the constructor, by name (a snapshot requires them again on open). */
+  private readonly customStrategies: EngineRecord['customStrategies'];
 
   constructor(options: ContextEngineOptions = {}) {
     if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
@@ -135,6 +162,7 @@ export class ContextEngine {
     }
     this.template = options.template ?? config.composer.template;
     this.telemetry = new EngineTelemetry(parseOrThrow(telemetryOptionsSchema, options.telemetry, 'options.telemetry'));
+    this.customStrategies = customStrategyNames(options);
     this.log('info', { event: 'ready', template: typeof this.template === 'function' ? `custom:${this.template.name || 'template'}` : this.template }, 'ContextEngine: ready');
   }
 
@@ -154,11 +182,13 @@ export class ContextEngine {
    * intact. An empty list logs a warning and changes nothing.
    */
   async index(chunks: unknown, options: IndexOptions = {}): Promise<this> {
-    return this.tracedCorpusChange('index', chunks, () => this.indexChunks(chunks, options));
+    const parsed = parseOrThrow(indexOptionsSchema, options, 'options') ?? {};
+    // The write takes its place in the queue now, in call order (a save issued next waits for it);
+    // its span covers the write itself.
+    return this.writes.run(() => this.tracedCorpusChange('index', chunks, () => this.indexNow(chunks, options, parsed)));
   }
 
-  private async indexChunks(chunks: unknown, options: IndexOptions): Promise<this> {
-    const parsed = parseOrThrow(indexOptionsSchema, options, 'options') ?? {};
+  private async indexNow(chunks: unknown, options: IndexOptions, parsed: NonNullable<ReturnType<typeof indexOptionsSchema.parse>>): Promise<this> {
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of chunks', chunks);
     if (chunks.length === 0) {
       this.log('warn', { event: 'index_empty' }, 'ContextEngine.index: empty chunk list, nothing indexed');
@@ -174,8 +204,9 @@ export class ContextEngine {
       return this;
     }
 
-    const retriever = await this.buildRetriever(documentChunks, options);
+    const { retriever, record } = await this.buildRetriever(documentChunks, options);
     this.retriever = retriever;
+    this.builtRetriever = record;
     this.commitCorpus(documentChunks.length, sourceQualityMap);
     return this;
   }
@@ -219,14 +250,14 @@ export class ContextEngine {
 
   /** Adds (or updates, by id) chunks without rebuilding the index. */
   async add(chunks: unknown): Promise<this> {
-    return this.tracedCorpusChange('add', chunks, () => this.addChunks(chunks));
-  }
-
-  private async addChunks(chunks: unknown): Promise<this> {
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of chunks', chunks);
     const documentChunks = toDocumentChunks(chunks, 'chunks');
     if (documentChunks.length === 0) return this;
-    if (!this.retriever) return this.index(documentChunks);
+    return this.writes.run(() => this.tracedCorpusChange('add', chunks, () => this.addNow(documentChunks)));
+  }
+
+  private async addNow(documentChunks: DocumentChunk[]): Promise<this> {
+    if (!this.retriever) return this.indexNow(documentChunks, {}, {});
     if (typeof this.retriever.add !== 'function') {
       throw new ZerdaError('ZERDA_UNSUPPORTED', { operation: 'add', component: this.retriever.name ?? 'the retriever' });
     }
@@ -237,16 +268,16 @@ export class ContextEngine {
 
   /** Removes every chunk of the given documents. */
   async remove(docIds: unknown): Promise<this> {
-    return this.tracedCorpusChange('remove', docIds, () => this.removeDocuments(docIds));
+    if (!Array.isArray(docIds) || docIds.some((id) => typeof id !== 'string')) throw invalidArgument('docIds', 'an array of document ids (strings)', docIds);
+    return this.writes.run(() => this.tracedCorpusChange('remove', docIds, () => this.removeNow(docIds as string[])));
   }
 
-  private async removeDocuments(docIds: unknown): Promise<this> {
-    if (!Array.isArray(docIds) || docIds.some((id) => typeof id !== 'string')) throw invalidArgument('docIds', 'an array of document ids (strings)', docIds);
+  private async removeNow(docIds: string[]): Promise<this> {
     if (!this.retriever || docIds.length === 0) return this;
     if (typeof this.retriever.remove !== 'function') {
       throw new ZerdaError('ZERDA_UNSUPPORTED', { operation: 'remove', component: this.retriever.name ?? 'the retriever' });
     }
-    await this.retriever.remove(docIds as string[]);
+    await this.retriever.remove(docIds);
     const size = typeof this.retriever.size === 'function' ? await this.retriever.size() : this.corpusSize;
     this.commitCorpus(size, this.sourceQualityMap);
     return this;
@@ -270,7 +301,26 @@ export class ContextEngine {
     this.log('info', { event: 'indexed', chunks: size, generation: this.generation }, `ContextEngine: indexed ${size} chunks`);
   }
 
-  private async buildRetriever(chunks: DocumentChunk[], options: IndexOptions): Promise<Retriever> {
+  /** Builds and fills the retrievers for `chunks` (nothing is swapped in here). */
+  private async buildRetriever(chunks: DocumentChunk[], options: IndexOptions): Promise<{ retriever: Retriever; record: BuiltRetrieverRecord }> {
+    const { retriever, keyword, vector, record } = this.createRetriever(options);
+    const indexOptions = { batchSize: options.batchSize, onProgress: options.onProgress };
+    if (keyword instanceof KeywordRetriever) await keyword.index(chunks);
+    if (vector) await vector.index(chunks, indexOptions);
+    return { retriever, record };
+  }
+
+  /**
+   * Creates (empty) the retrievers `index()` builds for these options — the keyword side, the
+   * vector side, fused when both exist — and the record a snapshot keeps of them, so that `open`
+   * recreates exactly the same structure.
+   */
+  private createRetriever(options: Pick<IndexOptions, 'keywordSearch' | 'vectorDb' | 'embedder' | 'vectorStoreAdapter' | 'addToVectorDb'>): {
+    retriever: Retriever;
+    keyword: KeywordRetriever | StoreTextRetriever;
+    vector: VectorRetriever | undefined;
+    record: BuiltRetrieverRecord;
+  } {
     const retrievalConfig = this.config.retrieval;
     let keyword: KeywordRetriever | StoreTextRetriever;
     if (options.keywordSearch === 'store') {
@@ -283,21 +333,151 @@ export class ContextEngine {
     // The in-memory retrievers are validated and built completely before anything is swapped in.
     const embedder = options.embedder ?? this.defaultEmbedder;
     let vector: VectorRetriever | undefined;
+    let source: 'embedder' | 'vectorDb' | 'adapter' | undefined;
     if (options.vectorDb) {
       if (options.embedder) {
         this.log('warn', { event: 'embedder_and_vector_db', store: options.vectorDb.name }, `ContextEngine.index: both embedder and vectorDb given; vectors are stored in ${options.vectorDb.name}, the embedder embeds queries and chunks that carry no embedding`);
       }
       vector = new VectorRetriever({ store: options.vectorDb, embedder, addToStore: options.addToVectorDb ?? true });
+      source = 'vectorDb';
     } else if (options.vectorStoreAdapter) {
       vector = VectorRetriever.fromLangChain(options.vectorStoreAdapter as never, { embedder });
+      source = 'adapter';
     } else if (embedder) {
       vector = new VectorRetriever({ embedder });
+      source = 'embedder';
     }
-    const indexOptions = { batchSize: options.batchSize, onProgress: options.onProgress };
-    if (keyword instanceof KeywordRetriever) await keyword.index(chunks);
-    if (vector) await vector.index(chunks, indexOptions);
-    if (!vector) return keyword;
-    return new HybridRetriever({ retrievers: [vector, keyword], config: retrievalConfig });
+    const record: BuiltRetrieverRecord = {
+      keywordSearch: options.keywordSearch ?? 'memory',
+      vector:
+        vector && source
+          ? {
+              source,
+              addToVectorDb: options.addToVectorDb ?? true,
+              store: source === 'embedder' ? null : vectorStoreIdentity(vector.store),
+              inSnapshot: vector.store.capabilities.snapshot === true,
+              embedder: vector.embedder ? vector.embedder.modelId : null,
+            }
+          : null,
+    };
+    const retriever = vector ? new HybridRetriever({ retrievers: [vector, keyword], config: retrievalConfig }) : keyword;
+    return { retriever, keyword, vector, record };
+  }
+
+  // ---------------------------------------------------------------- snapshots
+
+  /**
+   * Saves everything needed to answer exactly as now into `directory` (created if missing): the
+   * resolved configuration, the keyword index and its chunks, the vector store when it lives in
+   * this process (memory, HNSW; a database store is recorded by identity), the source-quality map,
+   * the corpus generation and, with `{ history: true }`, the conversation history. Binary files
+   * (little-endian typed arrays, a column-wise chunk table) with a manifest of sizes and SHA-256s.
+   *
+   * Crash-safe: a new generation is written beside the previous snapshot, flushed, and `CURRENT` is
+   * switched atomically, so a crash at any moment leaves the previous snapshot openable; what a
+   * killed save leaves behind is removed by the next save. A save after `add`/`remove` writes the
+   * new state whole. It runs between corpus writes (`index`/`add`/`remove` issued meanwhile wait;
+   * `run()` calls go on), so it holds one corpus generation; a second save to the same directory
+   * waits its turn (another process saving there makes it fail with `ZERDA_STORE_IO`). Node only.
+   */
+  async save(directory: unknown, options: SaveOptions = {}): Promise<SavedSnapshot> {
+    const target = parseDirectory(directory);
+    const parsed = parseOrThrow(saveOptionsSchema, options, 'options') ?? {};
+    // The turn among corpus writes is taken now, in call order: the snapshot holds every write
+    // issued before this call and none issued after it.
+    return this.writes.run(() => this.saveNow(target, parsed.history === true));
+  }
+
+  private async saveNow(target: string, withHistory: boolean): Promise<SavedSnapshot> {
+    const { packageVersion, writeSnapshotDirectory } = await import('@zerda/persistence');
+    const version = await packageVersion(new URL('../package.json', import.meta.url));
+    const retriever = this.retriever;
+    const record: EngineRecord = {
+      format: 'zerda.engine',
+      version: 1,
+      config: this.config,
+      sourceQualityMap: this.sourceQualityMap,
+      corpusGeneration: this.generation,
+      corpusSize: this.corpusSize,
+      template: templateRecord(this.template),
+      customStrategies: this.customStrategies,
+      retriever: !retriever
+        ? { kind: 'none' }
+        : this.builtRetriever
+          ? { kind: 'built', ...this.builtRetriever }
+          : { kind: 'injected', name: retriever.name, inSnapshot: typeof retriever.writeSnapshot === 'function' },
+      history: withHistory && this.history ? this.history.toJSON() : null,
+    };
+    const written = await writeSnapshotDirectory(
+      target,
+      { format: ENGINE_SNAPSHOT_FORMAT, formatVersion: ENGINE_SNAPSHOT_VERSION, producer: `@zerda/context ${version}`, zerdaVersion: version },
+      async (writer) => {
+        await writeEngineRecord(writer, record);
+        if (retriever && typeof retriever.writeSnapshot === 'function') await retriever.writeSnapshot(writer.scope('retriever'));
+        return { chunks: record.corpusSize, corpusGeneration: record.corpusGeneration, retriever: record.retriever.kind };
+      },
+    );
+    this.log('info', { event: 'saved', directory: target, generation: written.generation, bytes: written.bytes, chunks: record.corpusSize }, `ContextEngine: saved ${record.corpusSize} chunks to ${target}`);
+    return { directory: target, generation: written.generation, bytes: written.bytes, files: written.manifest.files.length + 1, chunks: record.corpusSize, corpusGeneration: record.corpusGeneration };
+  }
+
+  /**
+   * Opens a snapshot written by {@link ContextEngine.save}: an engine that answers every query
+   * exactly as the saved one did. Strategies and embedders are code, so they are passed again in
+   * `options` as to the constructor (every strategy that was custom when saving is required; the
+   * embedder must be the model the vectors were made with — same model id and dimension); a
+   * database vector store is passed as `options.vectorDb` and checked against what the snapshot
+   * recorded, and a store that keeps its data in the snapshot (HNSW) is passed empty and filled.
+   * `options.config` overrides the saved configuration (index settings must stay the same).
+   *
+   * Every file is verified (size and SHA-256) before it is used: a truncated, damaged or edited
+   * snapshot fails with `ZERDA_CORRUPT_SNAPSHOT` naming the file and the failed check, and nothing
+   * is repaired. A snapshot of another format version fails saying which version is needed; a
+   * mismatched option fails with `ZERDA_INVALID_ARGUMENT` naming it. Node only.
+   */
+  static async open(directory: unknown, options: OpenOptions = {}): Promise<ContextEngine> {
+    const source = parseDirectory(directory);
+    const parsed = parseOpenOptions(options);
+    const { packageVersion, readSnapshotDirectory } = await import('@zerda/persistence');
+    const version = await packageVersion(new URL('../package.json', import.meta.url));
+    return readSnapshotDirectory(
+      source,
+      { format: ENGINE_SNAPSHOT_FORMAT, formatVersion: ENGINE_SNAPSHOT_VERSION, producer: `@zerda/context ${version}`, zerdaVersion: version },
+      async (reader) => {
+        const record = await readEngineRecord(reader);
+        const engine = new ContextEngine(engineOptionsFor(record, parsed));
+        try {
+          if (record.retriever.kind === 'built') {
+            checkVectorSource(record.retriever, parsed);
+            const { retriever } = engine.createRetriever({
+              keywordSearch: record.retriever.keywordSearch,
+              ...(parsed.vectorDb ? { vectorDb: parsed.vectorDb } : {}),
+              ...(parsed.vectorStoreAdapter ? { vectorStoreAdapter: parsed.vectorStoreAdapter } : {}),
+              ...(record.retriever.vector ? { addToVectorDb: record.retriever.vector.addToVectorDb } : {}),
+            });
+            await retriever.readSnapshot!(reader.scope('retriever'));
+            engine.retriever = retriever;
+            engine.builtRetriever = { keywordSearch: record.retriever.keywordSearch, vector: record.retriever.vector };
+          } else if (record.retriever.kind === 'injected' && record.retriever.inSnapshot) {
+            const retriever = engine.retriever!;
+            if (typeof retriever.readSnapshot !== 'function') throw invalidArgument('options.retriever', `a retriever that reads the snapshot of "${retriever.name}" (it has readSnapshot)`, retriever);
+            await retriever.readSnapshot(reader.scope('retriever'));
+          }
+        } catch (error) {
+          throw asOpenError(error);
+        }
+        if (record.history) {
+          if (!engine.history) throw historyDisabled();
+          engine.history = ConversationHistory.fromJSON(record.history, engine.config.multiTurn);
+        }
+        engine.sourceQualityMap = record.sourceQualityMap;
+        engine.corpusSize = record.corpusSize;
+        engine.generation = record.corpusGeneration;
+        engine.log('info', { event: 'opened', directory: source, chunks: record.corpusSize, generation: record.corpusGeneration }, `ContextEngine: opened ${record.corpusSize} chunks from ${source}`);
+        return engine;
+      },
+      { verify: parsed.verify ?? true },
+    );
   }
 
   // ---------------------------------------------------------------- running

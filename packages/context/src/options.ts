@@ -54,6 +54,26 @@ export interface ContextEngineOptions {
   telemetry?: TelemetryOptions;
 }
 
+/**
+ * Options of `ContextEngine.open(directory, options)`: the constructor's options (strategies and
+ * embedders are code, so they are passed again — every strategy that was custom when the snapshot
+ * was saved is required) plus the stores a snapshot records by identity. `config` is merged over the
+ * snapshot's configuration; settings that shaped the index (`retrieval.bm25`) must stay the same.
+ */
+export interface OpenOptions extends ContextEngineOptions {
+  /**
+   * The vector store the snapshot was saved with: a database or server store holding the data
+   * (checked against the snapshot's record: backend, metric, dimension, table/collection, size), or
+   * an empty store of a kind that keeps its data in the snapshot (`new HnswVectorStore()`), which is
+   * filled from it. Not needed for the default in-memory store.
+   */
+  vectorDb?: VectorStore;
+  /** The LangChain.js store the snapshot was saved with (when `index()` was given one). */
+  vectorStoreAdapter?: LangChainVectorStoreLike;
+  /** Verify every file's SHA-256 (default true; sizes are always checked). */
+  verify?: boolean;
+}
+
 /** Options of `index()`. Precedence: `vectorDb` first, then `vectorStoreAdapter`, then `embedder`. */
 export interface IndexOptions {
   /** Embeds chunks into the default in-memory store (and embeds queries). Ignored, with a warning, when `vectorDb` is given. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createError, invalidArgument, parseOrThrow, type RerankOptions, type RerankedCandidate, type Reranker, type ScoredChunk } from '@zerda/types';
 import { modelSourceOptionsShape, resolveModelSource, type ModelLoadProgress } from './transformers-embedder-options.js';
 import { loadModel, messageOf, serializeLoad, type ModelSourceSettings } from './transformers-loading.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createError } from '@zerda/types';
 import type { ModelSourceSettings } from './transformers-loading.js';
 import { defaultModelsDirectory } from './model-location.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createError, parseOrThrow, type Embedder, type Embedding } from '@zerda/types';
 import { MODEL_PRESETS } from './model-presets.js';
 import { loadModel, messageOf, serializeLoad } from './transformers-loading.js';

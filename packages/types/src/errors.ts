@@ -27,6 +27,14 @@ export const ERROR_MESSAGES = {
   ZERDA_MODEL_NOT_FOUND: (d: ErrorDetails) => `model ${d.model ?? ''} could not be loaded: ${d.reason ?? 'not found'}`,
   /** Persisted state on disk is missing, corrupt or written for other settings. */
   ZERDA_STORE_CORRUPT: (d: ErrorDetails) => `${d.path ?? 'store'} cannot be loaded: ${d.reason ?? 'corrupt data'}`,
+  /**
+   * A snapshot (an engine snapshot directory, or a store file or directory in the snapshot format)
+   * failed a check when it was opened: `file` names the file (relative to the snapshot), `check`
+   * the check that failed (`exists`, `size`, `sha256`, `format`, `version`, `json`, `consistency`).
+   * Nothing is repaired: the snapshot is refused.
+   */
+  ZERDA_CORRUPT_SNAPSHOT: (d: ErrorDetails) =>
+    `snapshot ${d.path ?? ''} cannot be opened: ${d.file ?? 'a file'} failed the ${d.check ?? 'integrity'} check: ${d.reason ?? 'corrupt data'}`,
   /** Reading or writing persisted state failed. */
   ZERDA_STORE_IO: (d: ErrorDetails) => `${d.operation ?? 'I/O'} on ${d.path ?? 'store'} failed: ${d.reason ?? 'unknown error'}`,
   /** A backend or strategy was asked for something it does not support. */

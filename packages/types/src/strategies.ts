@@ -5,6 +5,7 @@ import type { MetadataFilter } from './filter.js';
 import type { Metadata } from './json.js';
 import type { DroppedChunk, GuardWarning, UsedChunk } from './result.js';
 import type { ScoredChunk, SourceQualityMap } from './scored.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -63,6 +64,17 @@ export interface Retriever {
    * Lets the engine widen a chosen small chunk into its surroundings (small-to-big). Optional.
    */
   neighbors?(chunks: DocumentChunk[], distance: number, options?: { filter?: MetadataFilter }): MaybePromise<DocumentChunk[]>;
+  /**
+   * Writes the retriever's data into a snapshot (`ContextEngine.save`). Writes issued meanwhile
+   * wait until it is done, so the snapshot holds one consistent corpus.
+   */
+  writeSnapshot?(writer: SnapshotWriter): Promise<void>;
+  /**
+   * Replaces the retriever's data with a snapshot written by `writeSnapshot` (`ContextEngine.open`).
+   * Settings that shape the data (BM25 parameters, the embedder's model, the store) must match what
+   * the snapshot recorded; a mismatch is refused with a ZerdaError naming it.
+   */
+  readSnapshot?(reader: SnapshotReader): Promise<void>;
 }
 
 export interface FilterOutcome {

@@ -415,6 +415,11 @@ export class PgVectorStore implements VectorStore {
     return qualifiedName({ schema: this.schema, table: this.collection });
   }
 
+  /** Where the data lives, for engine snapshots' identity check: the quoted `"schema"."table"` (never the connection). */
+  get location(): string {
+    return this.qualifiedTableName;
+  }
+
   private tooManyDimensionsForHnsw(dimensions: number, field: string): ZerdaError {
     return createError('ZERDA_UNSUPPORTED', {
       operation: `an HNSW index on ${dimensions}-dimensional vectors (${field})`,
