@@ -22,7 +22,7 @@ describe.skipIf(!HAS_CHROMIUM)('the inspector in headless Chromium', () => {
 
   beforeAll(async () => {
     directory = writeLibrary();
-    engine = await libraryEngine(directory);
+    engine = await libraryEngine(directory, 'citations');
     result = await engine.run(ARABIC_QUESTION, { overrideBudget: 1500 });
     reportPath = join(directory, 'report.html');
     writeFileSync(reportPath, renderInspector(result, { origin: '.zerda' }));

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContextEngine, ContextResult, UsedChunk } from '@zerda/context';
@@ -110,5 +111,25 @@ describe('renderInspector', () => {
     expect(html).toContain('<form class="query" method="get" action="/"');
     expect(html).toContain('bad &lt;input&gt;');
     expect(html).not.toContain('<article');
+  });
+});
+
+describe('renderInspector on arbitrary text (property)', () => {
+  it('never lets text from the result become markup, and keeps one card per chunk', () => {
+    const hostile = fc.oneof(fc.string(), fc.constantFrom('<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "'; --", '\u202Eevil\u202C', 'تَجْرِبَة <b>عربية</b>', '&amp;&lt;'));
+    fc.assert(
+      fc.property(fc.array(fc.record({ text: hostile, source: hostile, title: hostile }), { minLength: 1, maxLength: 4 }), hostile, (parts, query) => {
+        const chunks = parts.map((part, index) => ({
+          ...wide.chunks[0]!,
+          rank: index + 1,
+          keptText: part.text,
+          chunk: { ...wide.chunks[0]!.chunk, id: `c${index}`, text: part.text, source: part.source, title: part.title },
+        }));
+        const html = renderInspector({ ...wide, query, effectiveQuery: query, context: parts.map((part) => part.text).join('\n\n'), chunks });
+        expect(html).not.toMatch(/<(script|img|b)\b/i);
+        expect(html.match(/<article class="chunk/g)?.length).toBe(chunks.length);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ContextEngine } from '@zerda/context';
+import { ContextEngine, type TemplateName } from '@zerda/context';
 import { loadDocuments } from '@zerda/loaders';
 import { DocumentChunker } from '../chunking.js';
 
@@ -34,11 +34,11 @@ export function writeLibrary(extra: Record<string, string | Uint8Array> = {}): s
 }
 
 /** An engine over the corpus, built the way `zerda index` builds one (loaders + auto chunking), cache off. */
-export async function libraryEngine(directory: string): Promise<ContextEngine> {
+export async function libraryEngine(directory: string, template: TemplateName = 'default'): Promise<ContextEngine> {
   const { documents } = await loadDocuments(join(directory, 'docs'), { root: directory });
   const chunker = new DocumentChunker({ chunker: 'auto', size: 800, overlap: 0 });
   const chunks = (await Promise.all(documents.map((document) => chunker.chunk(document)))).flat();
-  const engine = new ContextEngine({ config: { cache: { enabled: false } } });
+  const engine = new ContextEngine({ config: { cache: { enabled: false } }, template });
   await engine.index(chunks);
   return engine;
 }
