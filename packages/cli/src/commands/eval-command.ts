@@ -1,5 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import {
   ContextEngine,
   HybridRetriever,
@@ -43,45 +43,6 @@ export interface EvalReport {
   answerInContext?: { unit: string; questions: number; byBudget: Record<string, number> };
 }
 
-function readJsonLines(path: string): Array<Record<string, unknown>> {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line, index) => {
-      try {
-        return JSON.parse(line) as Record<string, unknown>;
-      } catch (error) {
-        throw new CliError(`${path} line ${index + 1} is not JSON: ${(error as Error).message}`, EXIT.failure, { cause: error });
-      }
-    });
-}
-
-/** Gold answers per query id (`answers.jsonl`: `{ id, answers: [...], split? }`) and the split of each query. */
-function readAnswers(directory: string): { answers: Map<string, string[]>; splits: Map<string, string> } {
-  const answers = new Map<string, string[]>();
-  const splits = new Map<string, string>();
-  const path = join(directory, 'answers.jsonl');
-  if (existsSync(path)) {
-    for (const row of readJsonLines(path)) {
-      const id = String(row.id);
-      if (Array.isArray(row.answers)) answers.set(id, row.answers.filter((answer): answer is string => typeof answer === 'string' && answer.trim() !== ''));
-      if (typeof row.split === 'string') splits.set(id, row.split);
-    }
-  }
-  // ARCD-style query-split.tsv: query-id<TAB>split, with a header line.
-  const splitPath = join(directory, 'query-split.tsv');
-  if (existsSync(splitPath)) {
-    readFileSync(splitPath, 'utf8')
-      .split(/\r?\n/)
-      .slice(1)
-      .forEach((line) => {
-        const [id, split] = line.split('\t');
-        if (id && split) splits.set(id, split.trim());
-      });
-  }
-  return { answers, splits };
-}
-
 /**
  * `zerda eval <dataset>`: indexes a BEIR-layout folder (`corpus.jsonl[.gz]`, `queries.jsonl`,
  * `qrels.tsv`) with the engine's retrieval, scores the ranking with `evaluateRun` (nDCG@10,
@@ -93,7 +54,8 @@ export async function evalCommand(options: EvalOptions, io: CliIo): Promise<Eval
   const directory = resolve(io.cwd, options.dataset);
   if (!existsSync(directory)) throw new CliError(`${options.dataset}: no such directory`, EXIT.usage);
   const dataset = loadBeirDataset(directory, options.qrels ? { qrels: options.qrels } : {});
-  const { answers, splits } = readAnswers(directory);
+  const answers = dataset.answers ?? new Map<string, string[]>();
+  const splits = dataset.splits ?? new Map<string, string>();
   let queries = dataset.queries;
   if (options.split) {
     if (splits.size === 0) throw new CliError(`--split ${options.split}: ${options.dataset} has no split information (answers.jsonl "split" or query-split.tsv)`, EXIT.usage);
