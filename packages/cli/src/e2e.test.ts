@@ -121,6 +121,16 @@ describe.skipIf(SKIP !== undefined)('zerda end to end: index → query → inspe
     expect(rebuilt.chunks).toBeGreaterThan(summary.chunks);
   });
 
+  it('indexes with an embedder into an HNSW store, and queries it hybrid from the snapshot', () => {
+    const models = fileURLToPath(new URL('../../embeddings/src/__fixtures__/', import.meta.url));
+    const run = zerda(folder, 'index', 'docs', '--out', '.zerda-hnsw', '--embedder', 'tiny-bert', '--models', models, '--store', 'hnsw');
+    expect(run.code, run.err).toBe(EXIT.ok);
+    expect(run.err).toMatch(/^embeddings: (\d+)\/\1 chunks in/m);
+    const result = json<ContextResult>(zerda(folder, 'query', ARABIC_QUESTION, '--index', '.zerda-hnsw', '--format', 'json'));
+    expect(result.chunks.some((chunk) => chunk.retrievers?.includes('vector'))).toBe(true);
+    expect(result.chunks.some((chunk) => chunk.retrievers?.includes('keyword'))).toBe(true);
+  });
+
   it('serves the inspector until SIGTERM', async () => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0'], { cwd: folder, stdio: ['ignore', 'pipe', 'pipe'] });
     try {

@@ -1,6 +1,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { locateDatasets } from '@zerda/retriever/datasets';
 import { EXIT } from './errors.js';
@@ -121,6 +122,19 @@ describe('zerda eval', () => {
     const unknown = await cli('eval', dataset, '--split', 'dev');
     expect(unknown.code).toBe(EXIT.usage);
     expect(unknown.err).toMatch(/no query of .* is in that split \(splits: test, train\)/);
+  });
+
+  it('runs hybrid retrieval with --embedder (a local transformers.js model) and names a missing model', async () => {
+    const dataset = writeDataset();
+    const models = fileURLToPath(new URL('../../embeddings/src/__fixtures__/', import.meta.url));
+    const hybrid = await cli('eval', dataset, '--format', 'json', '--embedder', 'tiny-bert', '--models', models, '--budgets', '1000');
+    expect(hybrid.code, hybrid.err).toBe(EXIT.ok);
+    const report = JSON.parse(hybrid.out);
+    expect(report.retrieval.queries).toBe(4);
+    expect(report.retrieval.recallAt100).toBe(1);
+    const missing = await cli('eval', dataset, '--embedder', 'no-such-model', '--models', models, '--quiet');
+    expect(missing.code).toBe(EXIT.failure);
+    expect(missing.err).toMatch(/model no-such-model could not be loaded: offline .*point localModelPath at a folder/);
   });
 
   const datasets = locateDatasets(import.meta.dirname);
