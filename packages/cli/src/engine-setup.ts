@@ -54,16 +54,23 @@ export function createCounter(tokens: string | undefined): LengthCounter | undef
 export interface EngineChoice {
   template?: TemplateName;
   lengthCounter?: LengthCounter;
-  budget?: number;
 }
 
-/** Constructor options of the engines the CLI builds: cache off (one query per process or per request). */
-export function engineOptions(choice: EngineChoice = {}): ContextEngineOptions {
+/** The code-side options of a run (template, length counter): passed to new and to opened engines alike. */
+function strategyOptions(choice: EngineChoice): ContextEngineOptions {
   return {
-    config: { cache: { enabled: false }, ...(choice.budget ? { composer: { maxContextLength: Math.max(choice.budget, 1) } } : {}) },
     ...(choice.template ? { template: choice.template } : {}),
     ...(choice.lengthCounter ? { lengthCounter: choice.lengthCounter } : {}),
   };
+}
+
+/**
+ * Constructor options of the engines the CLI builds: cache off (one query per process or per
+ * request). The configuration is data and travels in the snapshot; `--budget` is a per-run
+ * `overrideBudget`, which the composer's `maxContextLength` does not cap.
+ */
+export function engineOptions(choice: EngineChoice = {}): ContextEngineOptions {
+  return { config: { cache: { enabled: false } }, ...strategyOptions(choice) };
 }
 
 // Snapshots (engine.save / ContextEngine.open) come from @zerda/context; an older @zerda/context
@@ -96,7 +103,7 @@ export async function openEngine(directory: string, manifest: IndexManifest, cho
   const embedder = await createEmbedder(manifest.settings);
   const external = manifest.settings.store.kind === 'lancedb' || manifest.settings.store.kind === 'pgvector' ? await createStore(manifest.settings.store) : undefined;
   try {
-    return await openable.open(snapshotPath(directory), { ...engineOptions(choice), ...(embedder ? { embedder } : {}), ...(external ? { vectorDb: external } : {}) });
+    return await openable.open(snapshotPath(directory), { ...strategyOptions(choice), ...(embedder ? { embedder } : {}), ...(external ? { vectorDb: external } : {}) });
   } catch (error) {
     if (ZerdaError.isInstance(error) && ((String(error.code) === 'ZERDA_CORRUPT_SNAPSHOT' || error.code === 'ZERDA_STORE_CORRUPT'))) {
       throw new CliError(`the index in ${directory} cannot be opened: ${error.message} (run zerda index --rebuild)`, EXIT.noIndex, { cause: error });

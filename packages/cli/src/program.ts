@@ -176,6 +176,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 no index (run zerda index), 4 inde
       const engine = await openIndex(queryOptions, io.cwd);
       const result = await runQuery(engine, question, queryOptions);
       io.stdout.write(formatResult(result, options.format as 'text' | 'json' | 'markdown', Boolean(options.explain)));
+      if (result.context === '' && options.format === 'text') io.stderr.write(`zerda: the context is empty: no indexed chunk matched${queryOptions.filter ? ' the question and the filter' : ' the question'}\n`);
     });
 
   addQueryOptions(

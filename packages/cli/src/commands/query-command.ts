@@ -26,13 +26,12 @@ export function parseFilterOption(filter: string | undefined): MetadataFilter | 
   return parseMetadataFilter(value, '--filter');
 }
 
-/** The engine choice (template, counter, budget ceiling) of query options. */
+/** The engine choice (template, length counter) of query options. */
 export function choiceOf(options: QueryOptions): EngineChoice {
   const lengthCounter = createCounter(options.tokens);
   return {
     ...(options.template ? { template: options.template } : {}),
     ...(lengthCounter ? { lengthCounter } : {}),
-    ...(options.budget ? { budget: options.budget } : {}),
   };
 }
 
