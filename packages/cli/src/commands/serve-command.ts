@@ -106,6 +106,9 @@ export async function startInspectorServer(engine: ContextEngine, options: Query
 /** `zerda serve`: serves the index until Ctrl-C / SIGTERM. */
 export async function serveCommand(engine: ContextEngine, options: QueryOptions & { host: string; port: number }, io: CliIo): Promise<number> {
   const origin = relative(io.cwd, resolve(io.cwd, options.index)) || options.index;
+  if (!/^(127\.\d+\.\d+\.\d+|::1|localhost)$/.test(options.host)) {
+    io.stderr.write(`zerda: warning: --host ${options.host} makes the index readable by anyone who can reach this address\n`);
+  }
   const running = await startInspectorServer(engine, options, origin);
   io.stdout.write(`zerda: inspector for ${origin} on ${running.url} (Ctrl-C to stop)\n`);
   await io.untilInterrupted();
