@@ -206,7 +206,7 @@ export class DocumentStream implements AsyncIterable<LoadedDocument> {
     const matchOptions = { dot: options.hidden ?? false };
     const include = options.include === undefined ? undefined : picomatch(options.include, matchOptions);
     const exclude = picomatch([...ALWAYS_EXCLUDED, ...(options.exclude === undefined ? [] : Array.isArray(options.exclude) ? options.exclude : [options.exclude])], { dot: true });
-    const found: FileTask[] = [];
+
     const walk = async (directory: string): Promise<void> => {
       let handle;
       try {
@@ -237,11 +237,10 @@ export class DocumentStream implements AsyncIterable<LoadedDocument> {
           this.fail(this.sourceOf(full, root), error);
           continue;
         }
-        found.push({ kind: 'file', path: full, source: this.sourceOf(full, root), size });
+        tasks.push({ kind: 'file', path: full, source: this.sourceOf(full, root), size });
       }
     };
     await walk(path);
-    tasks.push(...found);
   }
 
   private async loadTask(task: Task): Promise<LoadedDocument[]> {
