@@ -94,14 +94,17 @@ export async function saveEngine(engine: ContextEngine, directory: string): Prom
 }
 
 /**
- * Opens the engine of an index directory with what its snapshot cannot hold: the embedder, an
- * external store (LanceDB, PostgreSQL), the template and the length counter of this run.
+ * Opens the engine of an index directory with what its snapshot cannot hold: the embedder, the
+ * vector store object (LanceDB, PostgreSQL, or an empty HNSW store the snapshot fills), the
+ * template and the length counter of this run.
  */
 export async function openEngine(directory: string, manifest: IndexManifest, choice: EngineChoice = {}): Promise<ContextEngine> {
   const openable = ContextEngine as unknown as Partial<Openable>;
   if (typeof openable.open !== 'function') throw snapshotsMissing();
   const embedder = await createEmbedder(manifest.settings);
-  const external = manifest.settings.store.kind === 'lancedb' || manifest.settings.store.kind === 'pgvector' ? await createStore(manifest.settings.store) : undefined;
+  // LanceDB and PostgreSQL hold their data and are checked against the snapshot's record; an HNSW
+  // store is handed over empty and filled from the snapshot.
+  const external = manifest.settings.store.kind === 'memory' ? undefined : await createStore(manifest.settings.store);
   try {
     return await openable.open(snapshotPath(directory), { ...strategyOptions(choice), ...(embedder ? { embedder } : {}), ...(external ? { vectorDb: external } : {}) });
   } catch (error) {
