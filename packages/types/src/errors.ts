@@ -41,6 +41,11 @@ export const ERROR_MESSAGES = {
   ZERDA_UNSUPPORTED: (d: ErrorDetails) => `${d.operation ?? 'operation'} is not supported by ${d.component ?? 'this component'}${d.reason ? `: ${d.reason}` : ''}`,
   /** An operation needs state that does not exist yet (e.g. searching before anything was indexed). */
   ZERDA_NOT_READY: (d: ErrorDetails) => `${d.component ?? 'component'} is not ready: ${d.reason ?? 'not initialised'}`,
+  /** A document could not be read: unreadable, encrypted, corrupt, empty or not in the expected encoding. */
+  ZERDA_DOCUMENT_UNREADABLE: (d: ErrorDetails) => `${d.file ?? 'document'} cannot be loaded: ${d.reason ?? 'unreadable'}`,
+  /** No loader handles this kind of document. */
+  ZERDA_UNSUPPORTED_FORMAT: (d: ErrorDetails) =>
+    `${d.file ?? 'document'} cannot be loaded: ${d.format ? `"${d.format}" is not a supported format` : 'its format is not recognised'}${d.expected ? ` (supported: ${d.expected})` : ''}`,
   /** A call to an external system (database, server, model runtime) failed. */
   ZERDA_BACKEND_ERROR: (d: ErrorDetails) => `${d.component ?? 'backend'} failed during ${d.operation ?? 'an operation'}: ${d.reason ?? 'unknown error'}`,
 } as const;
