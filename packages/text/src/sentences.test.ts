@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { splitSentences } from './sentences.js';
+import fc from 'fast-check';
+import { nextBoundary, splitSentences } from './sentences.js';
 
 const texts = (input: string) => splitSentences(input).map((sentence) => sentence.text);
 
@@ -41,5 +42,35 @@ describe('splitSentences', () => {
     expect(splitSentences('')).toEqual([]);
     expect(splitSentences(' \n ')).toEqual([]);
     expect(() => splitSentences(1 as unknown as string)).toThrow('text must be a string, got number 1');
+  });
+});
+
+describe('splitSentences finds boundaries in one pass (issue 15, defect 6)', () => {
+  const BOUNDARY = /([.!?…؟۔。！？]+)["'”’»)\]}›]*(?=\s|$)|\r\n|[\n\r\u2028\u2029\u0085]/gu;
+  /** The boundaries the former regex found (index, end, terminators), for comparison. */
+  function regexBoundaries(text: string): Array<[number, number, string | undefined]> {
+    const out: Array<[number, number, string | undefined]> = [];
+    const regex = new RegExp(BOUNDARY.source, BOUNDARY.flags);
+    let match: RegExpExecArray | null;
+    while ((match = regex.exec(text)) !== null) out.push([match.index, match.index + match[0].length, match[1]]);
+    return out;
+  }
+
+  it('finds exactly the boundaries the former regex found', () => {
+    const piece = fc.constantFrom('.', '..', '…', '!', '?', '؟', '۔', '。', '"', '”', ')', '»', ' ', '\n', '\r\n', '\r', '\u2028', 'a', 'B', 'ب', '1', 'e.g.', '3.5', '\t');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 25 }), (parts) => {
+        const text = parts.join('');
+        const found: Array<[number, number, string | undefined]> = [];
+        for (let boundary = nextBoundary(text, 0); boundary; boundary = nextBoundary(text, boundary.end)) found.push([boundary.index, boundary.end, boundary.terminators]);
+        expect(found).toEqual(regexBoundaries(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('splits 300,000 dots followed by a letter at once', () => {
+    const text = `${'.'.repeat(300_000)}x and more. Next sentence.`;
+    expect(splitSentences(text).map((sentence) => sentence.text)).toEqual([`${'.'.repeat(300_000)}x and more.`, 'Next sentence.']);
   });
 });
