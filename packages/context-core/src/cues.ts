@@ -42,21 +42,62 @@ function matchesAt(tokens: readonly string[], index: number, cue: Cue): boolean 
   return true;
 }
 
-/** The first cue of `list` found in the normalised `tokens`, or undefined. */
+/** A cue list indexed by the first word of its cues that may match anywhere (not only at the start). */
+interface CueTable {
+  /** Positions in the list of the anywhere-cues, by their first word. */
+  byFirstWord: Map<string, number[]>;
+  /** Positions of the start-only cues. */
+  startOnly: number[];
+}
+
+const tables = new WeakMap<readonly Cue[], CueTable>();
+
+function tableOf(list: readonly Cue[]): CueTable {
+  let table = tables.get(list);
+  if (table) return table;
+  table = { byFirstWord: new Map(), startOnly: [] };
+  list.forEach((cue, position) => {
+    if (cue.words.length === 0) return;
+    if (cue.start) {
+      table!.startOnly.push(position);
+      return;
+    }
+    const first = cue.words[0] as string;
+    const positions = table!.byFirstWord.get(first);
+    if (positions) positions.push(position);
+    else table!.byFirstWord.set(first, [position]);
+  });
+  tables.set(list, table);
+  return table;
+}
+
+/**
+ * The first cue of `list` (in list order) found in the normalised `tokens`, or undefined. One pass
+ * over the tokens: at each position only the cues whose first word is that token (or that token
+ * without an attached و / ف) are tried, so the cost is linear in the query, not tokens × cues.
+ */
 export function findCue(tokens: readonly string[], list: readonly Cue[]): Cue | undefined {
+  const table = tableOf(list);
   let first = 0;
   while (first < tokens.length - 1 && LEADERS.has(tokens[first] as string)) first++;
-  for (const cue of list) {
-    if (cue.words.length === 0) continue;
-    if (cue.start) {
-      if (matchesAt(tokens, first, cue)) return cue;
-      continue;
-    }
-    for (let i = 0; i + cue.words.length <= tokens.length; i++) {
-      if (matchesAt(tokens, i, cue)) return cue;
-    }
+  let best = Number.POSITIVE_INFINITY;
+  for (const position of table.startOnly) {
+    if (position < best && matchesAt(tokens, first, list[position] as Cue)) best = position;
   }
-  return undefined;
+  const tryAt = (index: number, word: string): void => {
+    const positions = table.byFirstWord.get(word);
+    if (positions === undefined) return;
+    for (const position of positions) {
+      if (position >= best) break;
+      if (matchesAt(tokens, index, list[position] as Cue)) best = position;
+    }
+  };
+  for (let index = 0; index < tokens.length && best > 0; index++) {
+    const token = tokens[index] as string;
+    tryAt(index, token);
+    if (token.length > 1 && ATTACHED.includes(token[0] as string)) tryAt(index, token.slice(1));
+  }
+  return best === Number.POSITIVE_INFINITY ? undefined : list[best];
 }
 
 /** Counts the occurrences of single-word cues in `tokens`. */

@@ -1,5 +1,4 @@
 import { createRequire } from 'node:module';
-import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import { charCounter, wordCounter } from '@zerda/text';
 import { ZerdaError, invalidArgument, type LengthCounter } from '@zerda/types';
 import { assertNumber, assertOptionsObject, assertKnownKeys } from './validate.js';
@@ -20,27 +19,82 @@ export interface TokenCounterOptions {
 }
 
 const ENCODINGS: readonly TokenEncoding[] = ['cl100k_base', 'o200k_base'];
-const requireRanks = createRequire(import.meta.url);
-const encoders = new Map<TokenEncoding, Tiktoken>();
+const requireEncoding = createRequire(import.meta.url);
+
+/** What this module uses of a gpt-tokenizer encoding module. */
+interface TokenEncoder {
+  countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
+}
+
+const encoders = new Map<TokenEncoding, TokenEncoder>();
 /** Counters this module made (or wrapped), which need no further wrapping. */
 const ownCounters = new WeakSet<(text: string) => number>();
+/** Special-token text (`<|endoftext|>`) in retrieved chunks is data: counted as ordinary text, never rejected. */
+const ORDINARY_TEXT = { disallowedSpecial: new Set<string>() };
 
 /**
- * One encoder per encoding for the whole process. The rank tables are 1–2 MB of JavaScript each,
- * so they are loaded on first use (synchronously, because a LengthCounter is synchronous) rather
- * than when this package is imported.
+ * One encoder per encoding for the whole process (gpt-tokenizer 4.0.0, which bundles both rank
+ * tables). The tables are megabytes of JavaScript, so they are loaded on first use (synchronously,
+ * because a LengthCounter is synchronous) rather than when this package is imported.
  */
-function encoderFor(encoding: TokenEncoding): Tiktoken {
+function encoderFor(encoding: TokenEncoding): TokenEncoder {
   let encoder = encoders.get(encoding);
   if (!encoder) {
-    const loaded = (encoding === 'cl100k_base'
-      ? requireRanks('js-tiktoken/ranks/cl100k_base')
-      : requireRanks('js-tiktoken/ranks/o200k_base')) as TiktokenBPE | { default: TiktokenBPE };
-    const ranks = 'bpe_ranks' in loaded ? loaded : loaded.default;
-    encoder = new Tiktoken(ranks);
+    encoder = (encoding === 'cl100k_base'
+      ? requireEncoding('gpt-tokenizer/cjs/encoding/cl100k_base')
+      : requireEncoding('gpt-tokenizer/cjs/encoding/o200k_base')) as TokenEncoder;
     encoders.set(encoding, encoder);
   }
   return encoder;
+}
+
+/** Runs of whitespace or of non-whitespace up to this long are encoded as they are (exact counts). */
+const MAX_EXACT_RUN = 64;
+/** Longer runs are encoded in parts of this many UTF-16 units. */
+const RUN_PART = 32;
+
+function isSpaceCode(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 0x85 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+}
+
+/**
+ * Tokens of `text`. Byte-pair encoding costs time quadratic in the length of a pre-tokenizer piece,
+ * and a piece is a whole run of letters, digits, punctuation or spaces: 10 KB of letters without a
+ * space took over a minute. So a run longer than {@link MAX_EXACT_RUN} units is encoded in parts of
+ * {@link RUN_PART} units (never splitting a surrogate pair), which keeps counting linear; such runs
+ * (base64, minified code, a line of dashes) may count up to one token more per part than the exact
+ * encoding. Text without long runs — all ordinary prose in any language — is counted exactly, in one call.
+ */
+function countPieces(encoder: TokenEncoder, text: string): number {
+  const cuts: number[] = [];
+  let runStart = 0;
+  let runSpace = text.length > 0 && isSpaceCode(text.charCodeAt(0));
+  let partStart = 0;
+  for (let index = 0; index < text.length; index++) {
+    const space = isSpaceCode(text.charCodeAt(index));
+    if (space !== runSpace) {
+      runSpace = space;
+      runStart = index;
+      partStart = index;
+      continue;
+    }
+    if (index - runStart >= MAX_EXACT_RUN && index - partStart >= RUN_PART) {
+      // Never between the halves of a surrogate pair.
+      const code = text.charCodeAt(index);
+      if (code >= 0xdc00 && code <= 0xdfff && index > 0 && (text.charCodeAt(index - 1) & 0xfc00) === 0xd800) continue;
+      cuts.push(index);
+      partStart = index;
+    }
+  }
+  if (cuts.length === 0) return encoder.countTokens(text, ORDINARY_TEXT);
+  // The first cut of a run lies MAX_EXACT_RUN into it; the run's beginning was encoded with what preceded it.
+  let total = 0;
+  let from = 0;
+  for (const cut of cuts) {
+    total += encoder.countTokens(text.slice(from, cut), ORDINARY_TEXT);
+    from = cut;
+  }
+  return total + encoder.countTokens(text.slice(from), ORDINARY_TEXT);
 }
 
 /**
@@ -48,6 +102,8 @@ function encoderFor(encoding: TokenEncoding): Tiktoken {
  * encodings, fully offline. Special-token text such as `<|endoftext|>` in a chunk is counted as
  * ordinary text (never rejected), because retrieved text is data, not a control sequence. Counts are
  * memoized in a bounded LRU, since the composer measures the same passages many times while fitting.
+ * Counting is linear in the text: a run of more than 64 characters without a space (or of spaces)
+ * is counted in 32-character parts, which may count it slightly high (see `countPieces`).
  */
 export function tokenCounter(encoding: TokenEncoding = 'cl100k_base', options: TokenCounterOptions = {}): LengthCounter {
   if (!ENCODINGS.includes(encoding)) throw invalidArgument('encoding', `one of ${ENCODINGS.join(', ')}`, encoding);
@@ -72,7 +128,7 @@ export function tokenCounter(encoding: TokenEncoding = 'cl100k_base', options: T
         return known;
       }
     }
-    const tokens = encoderFor(encoding).encode(text, [], []).length;
+    const tokens = countPieces(encoderFor(encoding), text);
     if (cacheable) {
       memo.set(text, tokens);
       if (memo.size > cacheSize) memo.delete(memo.keys().next().value as string);
