@@ -6,6 +6,6 @@ export { SmartContextComposer } from './smart-context-composer.js';
 export type { ComposerConfigInput, SmartComposeOptions, SmartContextComposerOptions } from './smart-context-composer.js';
 export { ARABIC_LABELS, ENGLISH_LABELS, TEMPLATE_NAMES, escapeXmlAttribute } from './templates.js';
 export type { ComposerPassage, TemplateLabels } from './templates.js';
-export { countPassages } from './context-stats.js';
+export { contextStats, countPassages, counterUnit } from './context-stats.js';
 /** The one word-boundary truncation of zerda (from @zerda/text), re-exported for composer users. */
 export { truncateAtWordBoundary } from '@zerda/text';

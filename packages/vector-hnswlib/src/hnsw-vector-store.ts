@@ -1,5 +1,6 @@
 import hnswlib from 'hnswlib-node';
 import {
+  validateSearchOptions,
   createError,
   invalidArgument,
   parseMetadataFilter,
@@ -217,11 +218,8 @@ export class HnswVectorStore implements VectorStore {
    * results falls back to exact search, so `k` above the number of matches returns them all.
    */
   async search(vector: Embedding, options: HnswSearchOptions): Promise<VectorSearchHit[]> {
-    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object with k', options);
-    const k = options.k;
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
+    const { k, filter } = validateSearchOptions(options, ['efSearch']);
     const efSearch = integerOption(options.efSearch, 'options.efSearch', 1, this.efSearch);
-    const filter: MetadataFilter | undefined = options.filter === undefined ? undefined : parseMetadataFilter(options.filter, 'options.filter');
     const query = validateEmbedding(vector, 'vector', this.exact.dimensions);
     const live = await this.exact.count();
     if (k === 0 || live === 0 || !this.index) return [];

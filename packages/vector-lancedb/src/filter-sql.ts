@@ -1,4 +1,4 @@
-import { isOperatorCondition, metadataTerms, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
+import { invalidArgument, isOperatorCondition, metadataTerms, parseMetadataFilter, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
 
 /**
  * How metadata is made filterable in a Lance table. LanceDB's SQL (DataFusion) cannot express
@@ -34,6 +34,7 @@ export function filterColumnsOf(metadata: Metadata): FilterColumns {
 
 /** A SQL string literal: single quotes doubled (DataFusion has no backslash escapes in '…'). */
 export function sqlString(value: string): string {
+  if (typeof value !== 'string') throw invalidArgument('value', 'a string', value);
   return `'${value.replace(/'/g, "''")}'`;
 }
 
@@ -221,6 +222,8 @@ export const FILTER_COLUMN_NAMES: Readonly<LanceFilterColumnNames> = Object.free
  * post-filters with `matchesFilter`.
  */
 export function compileFilter(filter: MetadataFilter | undefined, columns: LanceFilterColumnNames = FILTER_COLUMN_NAMES): CompiledFilter {
+  // Validated here too (depth and size bounded, so the recursion below cannot overflow the stack).
+  if (filter !== undefined) filter = parseMetadataFilter(filter, 'filter');
   const compile = (node: MetadataFilter): CompiledFilter => {
     const parts: CompiledFilter[] = [];
     for (const [key, condition] of Object.entries(node)) {
