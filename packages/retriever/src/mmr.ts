@@ -24,8 +24,8 @@ export function maximalMarginalRelevance(candidates: readonly ScoredChunk[], opt
   if (typeof lambda !== 'number' || !(lambda >= 0 && lambda <= 1)) throw invalidArgument('mmr.lambda', 'a number in [0, 1]', lambda);
   if (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 0) throw invalidArgument('mmr.topK', 'a non-negative integer', topK);
   candidates.forEach((candidate, index) => {
-    if (candidate === null || typeof candidate !== 'object' || typeof candidate.score !== 'number' || Number.isNaN(candidate.score) || candidate.chunk === null || typeof candidate.chunk !== 'object') {
-      throw invalidArgument(`candidates[${index}]`, 'a scored chunk { chunk, score }', candidate);
+    if (candidate === null || typeof candidate !== 'object' || typeof candidate.score !== 'number' || !Number.isFinite(candidate.score) || candidate.chunk === null || typeof candidate.chunk !== 'object') {
+      throw invalidArgument(`candidates[${index}]`, 'a scored chunk { chunk, score } with a finite score', candidate);
     }
   });
   const count = candidates.length;
@@ -52,6 +52,7 @@ export function maximalMarginalRelevance(candidates: readonly ScoredChunk[], opt
         best = index;
       }
     }
+    if (best < 0) break;
     picked[best] = 1;
     const chosen = candidates[best]!;
     selected.push({ ...chosen, scores: { ...chosen.scores, mmr: bestValue } });

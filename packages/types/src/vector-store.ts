@@ -72,6 +72,8 @@ export interface VectorStore {
 
 /** Converts a backend's raw distance (or inner product) into zerda's similarity for that metric. */
 export function similarityFromDistance(metric: VectorMetric, distance: number, options: { squared?: boolean } = {}): number {
+  if (typeof distance !== 'number') throw invalidArgument('distance', 'a number', distance);
+  if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
   switch (metric) {
     case 'cosine':
       return 1 - distance; // cosine distance = 1 - cos
@@ -81,6 +83,8 @@ export function similarityFromDistance(metric: VectorMetric, distance: number, o
       const euclidean = options.squared ? Math.sqrt(Math.max(0, distance)) : distance;
       return 1 / (1 + euclidean);
     }
+    default:
+      throw invalidArgument('metric', 'one of "cosine", "ip", "l2"', metric);
   }
 }
 

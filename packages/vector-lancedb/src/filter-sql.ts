@@ -22,6 +22,7 @@ export interface FilterColumns {
 
 /** Builds the derived filter columns of one chunk's metadata (see {@link FilterColumns}). */
 export function filterColumnsOf(metadata: Metadata): FilterColumns {
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw invalidArgument('metadata', 'a metadata object', metadata);
   const numbers: Array<[string, number]> = [];
   const strings: Array<[string, string]> = [];
   for (const [key, value] of Object.entries(metadata)) {
