@@ -7,42 +7,16 @@ export interface Sentence {
   end: number;
 }
 
-// A boundary is a run of terminators with any closing quotes/brackets, followed by whitespace or
-// the end; or a line break. Terminators: . ! ? … Arabic ؟ Urdu ۔ and the full-width/CJK 。！？.
-// (As a regex: /([.!?…؟۔。！？]+)["'”’»)\]}›]*(?=\s|$)|\r\n|[\n\r\u2028\u2029\u0085]/ — which retried
-// from every position of a long run of dots not followed by a space: quadratic. It is scanned by hand.)
-const TERMINATORS = new Set(['.', '!', '?', '…', '؟', '۔', '。', '！', '？']);
-const CLOSERS = new Set(['"', "'", '”', '’', '»', ')', ']', '}', '›']);
-const LINE_BREAKS = new Set(['\n', '\r', '\u2028', '\u2029', '\u0085']);
-
-export interface Boundary {
-  index: number;
-  end: number;
-  /** The terminator run, or undefined for a line break. */
-  terminators: string | undefined;
-}
-
-/** Internal: the first boundary at or after `from`, in one forward pass (each character is looked at once). */
-export function nextBoundary(text: string, from: number): Boundary | undefined {
-  let index = from;
-  while (index < text.length) {
-    const character = text[index]!;
-    if (TERMINATORS.has(character)) {
-      let runEnd = index + 1;
-      while (runEnd < text.length && TERMINATORS.has(text[runEnd]!)) runEnd++;
-      let end = runEnd;
-      while (end < text.length && CLOSERS.has(text[end]!)) end++;
-      if (end === text.length || WHITESPACE.test(text[end]!)) return { index, end, terminators: text.slice(index, runEnd) };
-      // No suffix of the run can end a sentence either: the same character follows it.
-      index = end;
-      continue;
-    }
-    if (character === '\r' && text[index + 1] === '\n') return { index, end: index + 2, terminators: undefined };
-    if (LINE_BREAKS.has(character)) return { index, end: index + 1, terminators: undefined };
-    index++;
-  }
-  return undefined;
-}
+// A run of terminators with any closing quotes/brackets and citation marks ("medicine.[1][2]",
+// "…العالم.[٣]"), followed by whitespace or the end; or a line break. Terminators: . ! ? … Arabic ؟
+// Urdu ۔ and the full-width/CJK 。！？. Each part is matched atomically (a lookahead captures the
+// longest run, a backreference consumes it) and a run is only tried from its first character, so a
+// long run of dots or brackets costs linear time, never quadratic backtracking.
+const TERMINATORS = '.!?…؟۔。！？';
+const BOUNDARY = new RegExp(
+  `(?<![${TERMINATORS}])(?=([${TERMINATORS}]+))\\1(?=(["'”’»)\\]}›]*))\\2(?=((?:\\[[\\p{L}\\p{N} ]{1,24}\\])*))\\3(?=\\s|$)|\\r\\n|[\\n\\r\\u2028\\u2029\\u0085]`,
+  'gu',
+);
 // Words that end with a dot without ending the sentence. Compared lower case, without the dot.
 const ABBREVIATIONS = new Set([
   'mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'fig', 'figs', 'nos', 'vol', 'vols', 'pp',
@@ -81,7 +55,7 @@ function pushTrimmed(text: string, start: number, end: number, sentences: Senten
 
 /**
  * Splits text into sentences after . ! ? … ؟ ۔ (and 。！？), together with closing quotes or
- * brackets, when whitespace or the end follows; and at every line break. A dot does not end a
+ * brackets and citation marks such as `[1]` or `[note 2]` (Wikipedia), when whitespace or the end follows; and at every line break. A dot does not end a
  * sentence after a known abbreviation ("e.g.", "Dr.", "Fig."), after an
  * initial ("J.", "د."), inside a number ("3.5") or when the next word starts lower case. Sentences
  * carry their offsets and exclude the whitespace around them.
@@ -89,15 +63,17 @@ function pushTrimmed(text: string, start: number, end: number, sentences: Senten
 export function splitSentences(text: string): Sentence[] {
   requireString(text, 'text');
   const sentences: Sentence[] = [];
+  const boundary = new RegExp(BOUNDARY.source, BOUNDARY.flags);
   let start = 0;
-  let boundary: Boundary | undefined;
-  for (let from = 0; (boundary = nextBoundary(text, from)) !== undefined; from = boundary.end) {
-    const { terminators, index, end } = boundary;
-    if (terminators === '.' && isAbbreviationDot(text, index)) continue;
+  let match: RegExpExecArray | null;
+  while ((match = boundary.exec(text)) !== null) {
+    const terminators = match[1];
+    if (terminators === '.' && isAbbreviationDot(text, match.index)) continue;
     // "wait... what", "so… then": an ellipsis followed by lower case continues the sentence.
-    if (terminators !== undefined && terminators !== '.' && ELLIPSIS.test(terminators) && LOWERCASE_START.test(text.slice(end, end + 2))) continue;
+    if (terminators !== undefined && terminators !== '.' && ELLIPSIS.test(terminators) && LOWERCASE_START.test(text.slice(match.index + match[0].length, match.index + match[0].length + 2))) continue;
     // '"Stop!" he said.': a quoted exclamation or question followed by lower case continues the sentence.
-    if (terminators !== undefined && end - index > terminators.length && LOWERCASE_START.test(text.slice(end, end + 2))) continue;
+    if (terminators !== undefined && match[0].length > terminators.length && LOWERCASE_START.test(text.slice(match.index + match[0].length, match.index + match[0].length + 2))) continue;
+    const end = match.index + match[0].length;
     pushTrimmed(text, start, end, sentences);
     start = end;
   }
