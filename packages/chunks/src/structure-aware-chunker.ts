@@ -81,25 +81,34 @@ function sectionsOf(blocks: readonly MarkdownBlock[]): Section[] {
   const sections: Section[] = [];
   const stack: Array<{ level: number; title: string }> = [];
   let current: Section = { headingPath: [], blocks: [], hasContent: false };
+  // The heading path is built once per section (when it gets content or ends), not once per
+  // heading: a run of headings without bodies would otherwise allocate a path for every one.
+  let pathStale = false;
+  const settlePath = (): void => {
+    if (!pathStale) return;
+    current.headingPath = stack.map((entry) => entry.title);
+    pathStale = false;
+  };
   for (const block of blocks) {
     if (block.kind === 'heading') {
       const level = block.level ?? 1;
+      if (current.hasContent) {
+        settlePath();
+        sections.push(current);
+        current = { headingPath: [], blocks: [], hasContent: false };
+      }
       while (stack.length > 0 && (stack[stack.length - 1] as { level: number }).level >= level) stack.pop();
       stack.push({ level, title: block.title ?? '' });
-      const path = stack.map((entry) => entry.title);
-      if (current.hasContent) {
-        sections.push(current);
-        current = { headingPath: path, blocks: [block], hasContent: false };
-      } else {
-        // Headings without content accumulate into the section of the next content.
-        current.headingPath = path;
-        current.blocks.push(block);
-      }
+      // Headings without content accumulate into the section of the next content.
+      current.blocks.push(block);
+      pathStale = true;
     } else {
+      settlePath();
       current.blocks.push(block);
       current.hasContent = true;
     }
   }
+  settlePath();
   if (current.blocks.length > 0) sections.push(current);
   return sections;
 }
