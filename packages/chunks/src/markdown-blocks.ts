@@ -1,3 +1,5 @@
+import { invalidArgument } from '@zerda/types';
+
 /** The kinds of Markdown block the structure-aware chunker distinguishes. */
 export type BlockKind = 'frontmatter' | 'heading' | 'paragraph' | 'list' | 'table' | 'code' | 'quote' | 'rule';
 
@@ -21,7 +23,6 @@ interface Line {
   text: string;
 }
 
-const ATX_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/u;
 const SETEXT_UNDERLINE = /^ {0,3}(=+|-+)[ \t]*$/u;
 const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/u;
 const LIST_ITEM = /^( {0,3})([-+*]|\d{1,9}[.)])(?:[ \t]+|$)/u;
@@ -30,6 +31,36 @@ const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/u;
 const TABLE_DELIMITER = /^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$/u;
 const BLANK = /^[ \t]*$/u;
 const INDENTED = /^(?: {2,}|\t)/u;
+
+const isSpaceOrTab = (character: string | undefined): boolean => character === ' ' || character === '\t';
+
+/**
+ * An ATX heading line (`## Title ##`): up to three spaces, 1–6 `#`, then whitespace and the title,
+ * with an optional closing run of `#` after whitespace; `level` and the raw title (before trimming),
+ * or undefined. Equivalent to `/^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/` but scanned
+ * by hand: that regex retried its lazy title at every position of a long line of spaces (quadratic).
+ */
+export function parseAtxHeading(line: string): { level: number; title: string } | undefined {
+  let index = 0;
+  while (index < 3 && line[index] === ' ') index++;
+  let level = 0;
+  while (line[index + level] === '#') level++;
+  if (level < 1 || level > 6) return undefined;
+  const rest = line.slice(index + level);
+  if (rest.length > 0 && !isSpaceOrTab(rest[0])) return undefined;
+  // The title group needs leading whitespace; the closing run needs whitespace before it.
+  let end = rest.length;
+  while (end > 0 && isSpaceOrTab(rest[end - 1])) end--;
+  let titleStart = 0;
+  while (titleStart < end && isSpaceOrTab(rest[titleStart])) titleStart++;
+  let hashes = end;
+  while (hashes > 0 && rest[hashes - 1] === '#') hashes--;
+  let whitespace = hashes;
+  while (whitespace > 0 && isSpaceOrTab(rest[whitespace - 1])) whitespace--;
+  // A closing run counts when whitespace precedes it and the title (lazily) ends before that whitespace.
+  const titleEnd = hashes < end && whitespace < hashes && whitespace >= titleStart ? whitespace : end;
+  return { level, title: rest.slice(titleStart, titleEnd) };
+}
 
 function splitLines(text: string): Line[] {
   const lines: Line[] = [];
@@ -45,7 +76,7 @@ function splitLines(text: string): Line[] {
 }
 
 function startsOtherBlock(line: string): boolean {
-  return ATX_HEADING.test(line) || FENCE_OPEN.test(line) || QUOTE.test(line) || THEMATIC_BREAK.test(line) || LIST_ITEM.test(line);
+  return parseAtxHeading(line) !== undefined || FENCE_OPEN.test(line) || QUOTE.test(line) || THEMATIC_BREAK.test(line) || LIST_ITEM.test(line);
 }
 
 function isTableStart(lines: Line[], index: number): boolean {
@@ -62,6 +93,7 @@ function isTableStart(lines: Line[], index: number): boolean {
  * every non-blank line belongs to exactly one block.
  */
 export function parseMarkdownBlocks(text: string): MarkdownBlock[] {
+  if (typeof text !== 'string') throw invalidArgument('text', 'a string', text);
   const lines = splitLines(text);
   const blocks: MarkdownBlock[] = [];
   let index = 0;
@@ -101,9 +133,9 @@ export function parseMarkdownBlocks(text: string): MarkdownBlock[] {
       continue;
     }
 
-    const heading = ATX_HEADING.exec(line.text);
+    const heading = parseAtxHeading(line.text);
     if (heading) {
-      blocks.push({ kind: 'heading', start: line.start, end: line.end, level: (heading[1] as string).length, title: (heading[2] ?? '').trim() });
+      blocks.push({ kind: 'heading', start: line.start, end: line.end, level: heading.level, title: heading.title.trim() });
       index++;
       continue;
     }

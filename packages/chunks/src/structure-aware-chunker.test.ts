@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { charCounter } from '@zerda/text';
 import type { DocumentChunk } from '@zerda/types';
 import { StructureAwareChunker } from './structure-aware-chunker.js';
-import { parseMarkdownBlocks } from './markdown-blocks.js';
+import { parseAtxHeading, parseMarkdownBlocks } from './markdown-blocks.js';
 import { expectChunkInvariants, isSingleWord } from './__fixtures__/invariants.js';
 
 const GUIDE = `# Zerda guide
@@ -150,5 +151,59 @@ describe('StructureAwareChunker', () => {
   it('user metadata is kept beside the structural keys', () => {
     const [chunk] = new StructureAwareChunker().chunk('# T\n\nBody.', { metadata: { lang: 'en', headingPath: 'overridden' } });
     expect(chunk!.metadata).toEqual({ lang: 'en', headingPath: ['T'], heading: 'T', blockTypes: ['heading', 'paragraph'] });
+  });
+});
+
+describe('StructureAwareChunker on pathological structure (issue 15, defect 6)', () => {
+  it('joins a long run of headings without bodies into the section of the content that follows', () => {
+    const headings = Array.from({ length: 3000 }, (_, i) => `${'#'.repeat((i % 6) + 1)} h${i}`).join('\n');
+    const text = `${headings}\n\nThe only paragraph.\n`;
+    const chunks = new StructureAwareChunker({ size: 400 }).chunk(text, { docId: 'd' });
+    expectChunkInvariants(text, chunks, { size: 400, counter: charCounter });
+    const last = chunks.at(-1)!;
+    expect(last.text).toContain('The only paragraph.');
+    // The path is that of the last heading before the content: levels 1..6 of the last cycle.
+    expect(last.metadata.headingPath).toEqual(['h2994', 'h2995', 'h2996', 'h2997', 'h2998', 'h2999']);
+    expect(last.metadata.blockTypes).toEqual(expect.arrayContaining(['paragraph']));
+  });
+
+  it('annotates every chunk of a section of 5,000 blank-line paragraphs with the kinds of exactly its own blocks', () => {
+    const paragraphs = Array.from({ length: 5000 }, (_, i) => (i % 500 === 499 ? '```\ncode\n```' : `p${i}`));
+    const text = paragraphs.join('\n\n');
+    const chunks = new StructureAwareChunker({ size: 300 }).chunk(text, { docId: 'd' });
+    expectChunkInvariants(text, chunks, { size: 300, counter: charCounter });
+    for (const chunk of chunks) {
+      const expected = [...(/(^|\n)p\d/.test(chunk.text) ? ['paragraph'] : []), ...(chunk.text.includes('```') ? ['code'] : [])];
+      expect([...(chunk.metadata.blockTypes as string[])].sort()).toEqual(expected.sort());
+    }
+  });
+
+  it('chunks a setext underline run (lines of ===) into headings whose sections hold the text', () => {
+    const text = 'title\n===\n'.repeat(5000);
+    const chunks = new StructureAwareChunker({ size: 200 }).chunk(text, { docId: 'd' });
+    expectChunkInvariants(text, chunks, { size: 200, counter: charCounter });
+    expect(chunks.length).toBeGreaterThan(0);
+  });
+});
+
+describe('parseAtxHeading: the ATX heading rule without a backtracking regex (issue 15, defect 6)', () => {
+  const reference = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/u;
+  it('agrees with the CommonMark-style regex on any short line', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('#', ' ', '\t', 'a', 'ب', '\u00a0', '\\'), { maxLength: 14 }), (parts) => {
+        const line = parts.join('');
+        const match = reference.exec(line);
+        const parsed = parseAtxHeading(line);
+        expect(parsed === undefined).toBe(match === null);
+        if (match && parsed) expect([parsed.level, parsed.title]).toEqual([match[1]!.length, match[2] ?? '']);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('reads a 200,000-character heading line of spaces at once', () => {
+    const line = `# a${' '.repeat(200_000)}b`;
+    expect(parseAtxHeading(line)).toEqual({ level: 1, title: line.slice(2) });
+    expect(parseMarkdownBlocks(`${line}\n\ntext`).map((block) => block.kind)).toEqual(['heading', 'paragraph']);
   });
 });

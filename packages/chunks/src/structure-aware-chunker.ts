@@ -68,36 +68,61 @@ const splitCodeParagraphs: Splitter = (text, start, end) => {
 interface Section {
   headingPath: string[];
   blocks: MarkdownBlock[];
+  /** The section holds a block other than a heading. */
+  hasContent: boolean;
 }
 
 /**
  * Groups blocks into sections: a section starts at each heading and holds the blocks up to the next
  * one. A section with no content of its own (a heading directly followed by another heading) is
- * joined to the next section, so no chunk is a lone heading.
+ * joined to the next section, so no chunk is a lone heading. Linear in the number of blocks.
  */
 function sectionsOf(blocks: readonly MarkdownBlock[]): Section[] {
   const sections: Section[] = [];
   const stack: Array<{ level: number; title: string }> = [];
-  let current: Section = { headingPath: [], blocks: [] };
-  const hasContent = (section: Section) => section.blocks.some((block) => block.kind !== 'heading');
+  let current: Section = { headingPath: [], blocks: [], hasContent: false };
+  // The heading path is built once per section (when it gets content or ends), not once per
+  // heading: a run of headings without bodies would otherwise allocate a path for every one.
+  let pathStale = false;
+  const settlePath = (): void => {
+    if (!pathStale) return;
+    current.headingPath = stack.map((entry) => entry.title);
+    pathStale = false;
+  };
   for (const block of blocks) {
     if (block.kind === 'heading') {
       const level = block.level ?? 1;
+      if (current.hasContent) {
+        settlePath();
+        sections.push(current);
+        current = { headingPath: [], blocks: [], hasContent: false };
+      }
       while (stack.length > 0 && (stack[stack.length - 1] as { level: number }).level >= level) stack.pop();
       stack.push({ level, title: block.title ?? '' });
-      const path = stack.map((entry) => entry.title);
-      if (hasContent(current)) {
-        sections.push(current);
-        current = { headingPath: path, blocks: [block] };
-      } else {
-        current = { headingPath: path, blocks: [...current.blocks, block] };
-      }
-    } else {
+      // Headings without content accumulate into the section of the next content.
       current.blocks.push(block);
+      pathStale = true;
+    } else {
+      settlePath();
+      current.blocks.push(block);
+      current.hasContent = true;
     }
   }
+  settlePath();
   if (current.blocks.length > 0) sections.push(current);
   return sections;
+}
+
+/** Index of the first block (sorted, non-overlapping) that ends after `offset`. */
+function firstBlockEndingAfter(blocks: readonly MarkdownBlock[], offset: number): number {
+  let low = 0;
+  let high = blocks.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((blocks[middle] as MarkdownBlock).end <= offset) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -136,8 +161,12 @@ export class StructureAwareChunker extends BaseChunker {
   #metadata(section: Section, span: { start: number; end: number }): Metadata {
     const kinds: BlockKind[] = [];
     const languages: string[] = [];
-    for (const block of section.blocks) {
-      if (block.end <= span.start || block.start >= span.end) continue;
+    // Only the blocks the span overlaps are visited (found by binary search), so annotating every
+    // span of a section with many blocks stays linear overall.
+    const { blocks } = section;
+    for (let index = firstBlockEndingAfter(blocks, span.start); index < blocks.length; index++) {
+      const block = blocks[index] as MarkdownBlock;
+      if (block.start >= span.end) break;
       if (!kinds.includes(block.kind)) kinds.push(block.kind);
       if (block.language && !languages.includes(block.language)) languages.push(block.language);
     }

@@ -6,7 +6,7 @@ export { SmartContextComposer, retrievalStrength } from './smart-context-compose
 export type { ComposerConfigInput, SmartComposeOptions, SmartContextComposerOptions } from './smart-context-composer.js';
 export { ARABIC_LABELS, ENGLISH_LABELS, TEMPLATE_NAMES, escapeXmlAttribute } from './templates.js';
 export type { ComposerPassage, TemplateLabels } from './templates.js';
-export { countPassages } from './context-stats.js';
+export { contextStats, countPassages, counterUnit } from './context-stats.js';
 /** The one word-boundary truncation of zerda (from @zerda/text), re-exported for composer users. */
 export { truncateAtWordBoundary } from '@zerda/text';
 export { sentenceFeatures, featureRecord, modelProbability, analyzeChunk, CUE_TYPES, FEATURE_NAMES, type SentenceModel, type CandidateSignal, type ChunkAnalysis } from './sentence-value.js';

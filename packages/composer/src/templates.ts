@@ -1,4 +1,4 @@
-import type { ContextTemplate, DocumentChunk, QueryAnalysis, TemplateName, TemplatePassage } from '@zerda/types';
+import { invalidArgument, type ContextTemplate, type DocumentChunk, type QueryAnalysis, type TemplateName, type TemplatePassage } from '@zerda/types';
 
 /**
  * A passage as the composer hands it to a template: the chunk it starts with, its text (whole,
@@ -38,6 +38,7 @@ export const TEMPLATE_NAMES: readonly TemplateName[] = ['default', 'numbered', '
 
 /** Escapes a value for use inside a double-quoted XML attribute. */
 export function escapeXmlAttribute(value: string): string {
+  if (typeof value !== 'string') throw invalidArgument('value', 'a string', value);
   return value.replace(/[&<>"']/g, (character) => XML_ENTITIES[character] ?? character);
 }
 

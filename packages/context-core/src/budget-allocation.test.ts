@@ -77,6 +77,17 @@ describe('apportion', () => {
     expect(apportion([1, 1, 1], 10)).toEqual([4, 3, 3]);
     expect(apportion([0, 0], 5)).toEqual([3, 2]);
   });
+
+  it('terminates and stays within the total for huge budgets, and refuses bad weights (found by the fuzz, issue 15)', () => {
+    // A budget of Number.MAX_VALUE made the remainder loop run practically forever.
+    const shares = new EqualBudgetAllocation().allocate(of('simple', 'complex', 'moderate'), Number.MAX_VALUE);
+    expect(shares.reduce((sum, share) => sum + share, 0)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(new ComplexityBasedAllocation().allocate(of('simple', 'complex'), 2 ** 60).reduce((sum, share) => sum + share, 0)).toBeLessThanOrEqual(Number.MAX_SAFE_INTEGER);
+    expect(apportion([1, 2, 3], Number.MAX_SAFE_INTEGER).reduce((sum, share) => sum + share, 0)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => apportion([1, -1], 10)).toThrow(/weights must be an array of finite numbers >= 0/);
+    expect(() => apportion([1], 2 ** 60)).toThrow(/total must be an integer/);
+    expect(() => apportion('x' as never, 10)).toThrow(/weights/);
+  });
 });
 
 describe('budget allocation: properties', () => {

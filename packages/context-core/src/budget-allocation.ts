@@ -25,7 +25,8 @@ function validateCall(analyses: unknown, globalBudget: unknown, options: unknown
   const minPerQuery = (options as { minPerQuery?: unknown } | undefined)?.minPerQuery ?? fallbackMin;
   assertNumber(minPerQuery, 'options.minPerQuery', { min: 0, integer: true });
   // Shares are whole units (characters, tokens): a fractional budget is rounded down, never up.
-  return { count: analyses.length, budget: Math.floor(globalBudget), minPerQuery };
+  // (Budgets beyond 2^53 units are not distinguishable anyway; they are clamped so shares stay exact integers.)
+  return { count: analyses.length, budget: Math.min(Math.floor(globalBudget), Number.MAX_SAFE_INTEGER), minPerQuery };
 }
 
 /**
@@ -34,24 +35,35 @@ function validateCall(analyses: unknown, globalBudget: unknown, options: unknown
  * on ties).
  */
 export function apportion(weights: readonly number[], total: number): number[] {
+  if (!Array.isArray(weights) || weights.some((weight) => typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0)) {
+    throw invalidArgument('weights', 'an array of finite numbers >= 0', weights);
+  }
+  if (typeof total !== 'number' || !Number.isInteger(total) || total < 0 || total > Number.MAX_SAFE_INTEGER) {
+    throw invalidArgument('total', `an integer from 0 to ${Number.MAX_SAFE_INTEGER}`, total);
+  }
   const sum = weights.reduce((a, b) => a + b, 0);
   if (weights.length === 0) return [];
   const exact = weights.map((weight) => (sum > 0 ? (total * weight) / sum : total / weights.length));
   const shares = exact.map((value) => Math.floor(value));
   let left = total - shares.reduce((a, b) => a + b, 0);
   const order = exact.map((value, index) => ({ index, fraction: value - Math.floor(value) })).sort((a, b) => b.fraction - a.fraction || a.index - b.index);
-  for (let k = 0; left > 0; k = (k + 1) % order.length, left--) {
+  // The largest remainders get one unit each; exactly, fewer than `weights.length` units are left,
+  // so one pass suffices (and a rounding error can never make this loop run away).
+  for (let k = 0; k < order.length && left > 0; k++, left--) {
     const index = (order[k] as { index: number }).index;
     shares[index] = (shares[index] as number) + 1;
+  }
+  // Rounding can also overshoot by a unit: take it back from the smallest remainders.
+  for (let k = order.length - 1; k >= 0 && left < 0; k--) {
+    const index = (order[k] as { index: number }).index;
+    if ((shares[index] as number) > 0) {
+      shares[index] = (shares[index] as number) - 1;
+      left++;
+    }
   }
   return shares;
 }
 
-/**
- * Splits a global budget equally: ⌊budget / n⌋ each, the remainder one unit at a time to the
- * first queries. Shares sum to exactly the (integer) budget. `minPerQuery` is met whenever
- * `minPerQuery × n ≤ budget`; otherwise an equal split is the fairest thing left.
- */
 export class EqualBudgetAllocation implements BudgetAllocator {
   /** The resolved `budget` configuration section. */
   readonly config: BudgetConfig;

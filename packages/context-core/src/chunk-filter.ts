@@ -11,7 +11,7 @@ import {
 import type { FilterConfigInput } from './config-input.js';
 import { sha256Hex } from './sha256.js';
 import { MinHasher, bandKeys, bandLayout, mayReachJaccard, shingleHashes, sortedJaccard } from './minhash.js';
-import { assertKnownKeys, assertOptionsObject, assertScoredChunks } from './validate.js';
+import { assertKnownKeys, assertNumber, assertOptionsObject, assertScoredChunks, assertString } from './validate.js';
 
 /** Below this many non-space characters the repeated-character test is not meaningful. */
 const REPEAT_MIN_LENGTH = 8;
@@ -42,6 +42,8 @@ function collapseWhitespace(text: string): string {
 
 /** Why a text looks like noise, or undefined when it reads like prose. */
 export function noiseReason(text: string, minLetterRatio: number): string | undefined {
+  assertString(text, 'text');
+  assertNumber(minLetterRatio, 'minLetterRatio', { min: 0 });
   const { visible: total, letters, majority } = characterStats(text);
   if (total === 0) return 'no visible characters';
   let urlLength = 0;

@@ -33,11 +33,24 @@ export function warningToString(warning: GuardWarning): string {
  * `'First sentence.…'` ends a sentence, `'First sent…'` does not.
  */
 export function endsAtSentenceBoundary(text: string): boolean {
+  assertString(text, 'text');
   let end = text.trimEnd();
-  end = end.replace(/(?:…|\.\.\.)$/u, '').trimEnd();
-  end = end.replace(/["'”’»)\]]+$/u, '');
-  return /[.!?؟۔。！？]$/u.test(end);
+  if (end.endsWith('…')) end = end.slice(0, -1).trimEnd();
+  else if (end.endsWith('...')) end = end.slice(0, -3).trimEnd();
+  // Closing quotes and brackets, scanned from the end (a `+$` regex would retry from every position of a long run).
+  let last = end.length;
+  while (last > 0 && CLOSING.has(end[last - 1]!)) last--;
+  return last > 0 && SENTENCE_END.has(end[last - 1]!);
 }
+
+/** The text ends with … or ... (then optional whitespace): what truncation leaves. */
+function endsWithEllipsis(text: string): boolean {
+  const end = text.trimEnd();
+  return end.endsWith('…') || end.endsWith('...');
+}
+
+const CLOSING = new Set(['"', "'", '”', '’', '»', ')', ']']);
+const SENTENCE_END = new Set(['.', '!', '?', '؟', '۔', '。', '！', '？']);
 
 export interface ContextGuardOptions {
   /** Analyzer used to find query keywords in chunk text (relevance floor); must match the one that produced `analysis.keywords`. */
@@ -87,14 +100,9 @@ export class ContextGuard implements ContextGuardStrategy {
       const spans = findInjections(context);
       if (spans.length > 0) {
         const chunkIds = chunks.filter((used) => findInjections(used.keptText ?? used.chunk.text).length > 0).map((used) => used.chunk.id);
-        const phrases = [...new Set(spans.map((span) => JSON.stringify(truncateForMessage(span.match))))].join(', ');
+        const phrases = describePhrases(spans);
         const redact = this.config.injection === 'redact';
-        if (redact) {
-          for (let i = spans.length - 1; i >= 0; i--) {
-            const span = spans[i] as { start: number; end: number };
-            context = context.slice(0, span.start) + REDACTION_MARK + context.slice(span.end);
-          }
-        }
+        if (redact) context = redactSpans(context, spans);
         warnings.push({
           code: 'prompt_injection',
           severity: 'warning',
@@ -136,7 +144,7 @@ export class ContextGuard implements ContextGuardStrategy {
     const cut = chunks.filter((used) => used.fit !== undefined && used.fit !== 'whole' && !endsAtSentenceBoundary(used.keptText ?? ''));
     if (cut.length > 0) {
       warnings.push({ code: 'truncated_mid_sentence', severity: 'info', message: `context cut mid-sentence (${cut.length} chunk${cut.length === 1 ? '' : 's'})`, chunkIds: cut.map((used) => used.chunk.id) });
-    } else if (chunks.length === 0 && /(?:…|\.\.\.)\s*$/u.test(context) && !endsAtSentenceBoundary(context)) {
+    } else if (chunks.length === 0 && endsWithEllipsis(context) && !endsAtSentenceBoundary(context)) {
       warnings.push({ code: 'truncated_mid_sentence', severity: 'info', message: 'context cut mid-sentence' });
     }
 
@@ -185,6 +193,32 @@ export class ContextGuard implements ContextGuardStrategy {
 }
 
 function truncateForMessage(text: string): string {
-  const flat = Array.from(text.replace(/\s+/gu, ' '));
-  return flat.length > 60 ? `${flat.slice(0, 57).join('')}…` : flat.join('');
+  // Only the start is shown: flatten a bounded prefix, whatever the length of the match.
+  const flat = Array.from(text.slice(0, 240).replace(/\s+/gu, ' '));
+  return flat.length > 60 || text.length > 240 ? `${flat.slice(0, 57).join('')}…` : flat.join('');
+}
+
+/** At most this many distinct phrases are quoted in the warning; the rest are counted. */
+const MAX_QUOTED_PHRASES = 5;
+
+function describePhrases(spans: ReadonlyArray<{ match: string }>): string {
+  const distinct = new Set<string>();
+  for (const span of spans) distinct.add(JSON.stringify(truncateForMessage(span.match)));
+  const quoted = [...distinct].slice(0, MAX_QUOTED_PHRASES).join(', ');
+  return distinct.size > MAX_QUOTED_PHRASES ? `${quoted} and ${distinct.size - MAX_QUOTED_PHRASES} more` : quoted;
+}
+
+/**
+ * `text` with every span (sorted, non-overlapping, as findInjections returns them) replaced by
+ * {@link REDACTION_MARK}, built in one pass: linear in the text and the number of spans.
+ */
+function redactSpans(text: string, spans: ReadonlyArray<{ start: number; end: number }>): string {
+  const pieces: string[] = [];
+  let from = 0;
+  for (const span of spans) {
+    pieces.push(text.slice(from, span.start), REDACTION_MARK);
+    from = span.end;
+  }
+  pieces.push(text.slice(from));
+  return pieces.join('');
 }

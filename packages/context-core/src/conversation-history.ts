@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isStopword, normalizeText, truncateAtWordBoundary, words } from '@zerda/text';
+import { MAX_STEMMED_LENGTH, isStopword, normalizeText, truncateAtWordBoundary, words } from '@zerda/text';
 import { ZerdaError, invalidArgument, parseOrThrow, resolveConfigSection, type MultiTurnConfig, type QueryAnalysis } from '@zerda/types';
 import type { MultiTurnConfigInput } from './config-input.js';
 import { assertKnownKeys, assertNumber, assertOptionsObject, assertString } from './validate.js';
@@ -156,6 +156,8 @@ export class ConversationHistory {
     const keywords: string[] = [];
     for (const turn of this.list.slice(-n).reverse()) {
       for (const word of words(turn.query)) {
+        // A "word" longer than any real word (an identifier, a run of junk) would only bloat the query.
+        if (word.length > MAX_STEMMED_LENGTH) continue;
         const key = normalizeText(word);
         if (key.length < 2 || own.has(key) || seen.has(key) || isStopword(key) || ANAPHORA.has(key)) continue;
         seen.add(key);

@@ -43,58 +43,62 @@ function matchesAt(tokens: readonly string[], index: number, cue: Cue): boolean 
   return true;
 }
 
-/** Cues of a list by their first word, so that a scan looks only at the cues a token can start. */
-const CUE_INDEX = new WeakMap<readonly Cue[], Map<string, Cue[]>>();
-
-function cueIndex(list: readonly Cue[]): Map<string, Cue[]> {
-  let index = CUE_INDEX.get(list);
-  if (!index) {
-    index = new Map();
-    for (const cue of list) {
-      const first = cue.words[0];
-      if (first === undefined) continue;
-      const entries = index.get(first);
-      if (entries) entries.push(cue);
-      else index.set(first, [cue]);
-    }
-    CUE_INDEX.set(list, index);
-  }
-  return index;
+/** A cue list indexed by the first word of its cues that may match anywhere (not only at the start). */
+interface CueTable {
+  /** Positions in the list of the anywhere-cues, by their first word. */
+  byFirstWord: Map<string, number[]>;
+  /** Positions of the start-only cues. */
+  startOnly: number[];
 }
 
-/** Cues of `index` that may start at `token` (the word itself, or the word behind an attached و / ف). */
-function cuesStartingAt(index: Map<string, Cue[]>, token: string): Cue[] | undefined {
-  const direct = index.get(token);
-  let attached: Cue[] | undefined;
-  for (const prefix of ATTACHED) if (token.length > prefix.length && token.startsWith(prefix)) attached = index.get(token.slice(prefix.length));
-  if (!attached) return direct;
-  return direct ? [...direct, ...attached] : attached;
+const tables = new WeakMap<readonly Cue[], CueTable>();
+
+function tableOf(list: readonly Cue[]): CueTable {
+  let table = tables.get(list);
+  if (table) return table;
+  table = { byFirstWord: new Map(), startOnly: [] };
+  list.forEach((cue, position) => {
+    if (cue.words.length === 0) return;
+    if (cue.start) {
+      table!.startOnly.push(position);
+      return;
+    }
+    const first = cue.words[0] as string;
+    const positions = table!.byFirstWord.get(first);
+    if (positions) positions.push(position);
+    else table!.byFirstWord.set(first, [position]);
+  });
+  tables.set(list, table);
+  return table;
 }
 
 /**
- * The first cue of `list` found in the normalised `tokens`, or undefined: the earliest cue in list
- * order wins, as if each cue were searched for in turn. Linear in the tokens (cues are looked up by
- * their first word).
+ * The first cue of `list` (in list order) found in the normalised `tokens`, or undefined. One pass
+ * over the tokens: at each position only the cues whose first word is that token (or that token
+ * without an attached و / ف) are tried, so the cost is linear in the query, not tokens × cues.
  */
 export function findCue(tokens: readonly string[], list: readonly Cue[]): Cue | undefined {
+  const table = tableOf(list);
   let first = 0;
   while (first < tokens.length - 1 && LEADERS.has(tokens[first] as string)) first++;
-  const index = cueIndex(list);
-  let best: Cue | undefined;
-  let bestOrder = Infinity;
-  const consider = (cue: Cue, at: number) => {
-    const order = list.indexOf(cue);
-    if (order < bestOrder && matchesAt(tokens, at, cue)) {
-      best = cue;
-      bestOrder = order;
+  let best = Number.POSITIVE_INFINITY;
+  for (const position of table.startOnly) {
+    if (position < best && matchesAt(tokens, first, list[position] as Cue)) best = position;
+  }
+  const tryAt = (index: number, word: string): void => {
+    const positions = table.byFirstWord.get(word);
+    if (positions === undefined) return;
+    for (const position of positions) {
+      if (position >= best) break;
+      if (matchesAt(tokens, index, list[position] as Cue)) best = position;
     }
   };
-  for (let i = 0; i < tokens.length; i++) {
-    const candidates = cuesStartingAt(index, tokens[i] as string);
-    if (!candidates) continue;
-    for (const cue of candidates) if (!cue.start || i === first) consider(cue, i);
+  for (let index = 0; index < tokens.length && best > 0; index++) {
+    const token = tokens[index] as string;
+    tryAt(index, token);
+    if (token.length > 1 && ATTACHED.includes(token[0] as string)) tryAt(index, token.slice(1));
   }
-  return best;
+  return best === Number.POSITIVE_INFINITY ? undefined : list[best];
 }
 
 /** Counts the occurrences of single-word cues in `tokens`. */

@@ -1,4 +1,5 @@
 import { normalizeText } from '@zerda/text';
+import { invalidArgument } from '@zerda/types';
 
 /**
  * Prompt-injection phrasings, written against *normalised* text (lower case, Arabic alef variants
@@ -53,64 +54,184 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
   ...ARABIC_SOURCES.map((source) => new RegExp(`${START}${source}${END}`, 'gu')),
 ];
 
-/** Normalised text plus, for each of its UTF-16 units, the span of the original text it came from. */
+/** Normalised text plus where each of its UTF-16 units came from in the original text. */
 export interface NormalizedWithOffsets {
   text: string;
-  /** `starts[j]` / `ends[j]`: the original span that produced normalised unit `j`. */
-  starts: number[];
-  ends: number[];
+  /** The offset in the original text where the character that produced normalised unit `j` starts. */
+  originalStart(j: number): number;
+  /** The offset in the original text just past the character (or whitespace run) that produced unit `j`. */
+  originalEnd(j: number): number;
 }
 
 const INVISIBLE = /^\p{Cf}$/u;
 const WHITESPACE = /^\s$/u;
+/** What one non-ASCII character becomes: dropped (invisible), whitespace, or its normalised text. */
+type CharacterClass = { kind: 'invisible' } | { kind: 'space' } | { kind: 'text'; text: string };
+const ASCII_SPACE = new Uint8Array(128);
+for (const code of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[code] = 1;
+
+/**
+ * The offset map of a normalisation as segments of the normalised text: a *copy* segment maps its
+ * units one to one onto the original (ASCII runs, single spaces), a *block* segment maps every unit
+ * onto one original span (a character that normalised to several units, a collapsed whitespace
+ * run). English text is a handful of copy segments, so the map stays small and lookups are a
+ * binary search.
+ */
+class OffsetMap {
+  private normalizedStarts = new Int32Array(64);
+  private originalStarts = new Int32Array(64);
+  private originalEnds = new Int32Array(64);
+  private copy = new Uint8Array(64);
+  private count = 0;
+  /** Units of normalised text emitted so far. */
+  length = 0;
+
+  /** Appends `units` normalised units copied one to one from the original at `originalStart`. */
+  addCopy(originalStart: number, units: number): void {
+    const last = this.count - 1;
+    if (last >= 0 && this.copy[last] === 1 && this.originalEnds[last] === originalStart) {
+      this.originalEnds[last] = originalStart + units;
+    } else {
+      this.push(originalStart, originalStart + units, 1);
+    }
+    this.length += units;
+  }
+
+  /** Appends `units` normalised units that all came from the original span `[originalStart, originalEnd)`. */
+  addBlock(originalStart: number, originalEnd: number, units: number): void {
+    this.push(originalStart, originalEnd, 0);
+    this.length += units;
+  }
+
+  /** Extends the original span of the last unit to `originalEnd` (whitespace folded into it). */
+  extendLast(originalEnd: number): void {
+    const last = this.count - 1;
+    if (last < 0) return;
+    if (this.copy[last] === 1) {
+      // Split the copy segment so that only its last unit's span grows.
+      const lastUnitStart = this.originalEnds[last]! - 1;
+      if (this.originalEnds[last]! - this.originalStarts[last]! === 1) {
+        this.copy[last] = 0;
+      } else {
+        this.originalEnds[last] = lastUnitStart;
+        this.push(lastUnitStart, lastUnitStart + 1, 0);
+        this.normalizedStarts[this.count - 1] = this.length - 1;
+      }
+    }
+    this.originalEnds[this.count - 1] = originalEnd;
+  }
+
+  originalStart(unit: number): number {
+    const k = this.segmentOf(unit);
+    return this.copy[k] === 1 ? this.originalStarts[k]! + (unit - this.normalizedStarts[k]!) : this.originalStarts[k]!;
+  }
+
+  originalEnd(unit: number): number {
+    const k = this.segmentOf(unit);
+    return this.copy[k] === 1 ? this.originalStarts[k]! + (unit - this.normalizedStarts[k]!) + 1 : this.originalEnds[k]!;
+  }
+
+  private segmentOf(unit: number): number {
+    let low = 0;
+    let high = this.count - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if (this.normalizedStarts[middle]! <= unit) low = middle;
+      else high = middle - 1;
+    }
+    return low;
+  }
+
+  private push(originalStart: number, originalEnd: number, copy: 0 | 1): void {
+    if (this.count === this.copy.length) {
+      const grow = <T extends Int32Array | Uint8Array>(array: T): T => {
+        const grown = new (array.constructor as new (length: number) => T)(array.length * 2);
+        grown.set(array);
+        return grown;
+      };
+      this.normalizedStarts = grow(this.normalizedStarts);
+      this.originalStarts = grow(this.originalStarts);
+      this.originalEnds = grow(this.originalEnds);
+      this.copy = grow(this.copy);
+    }
+    this.normalizedStarts[this.count] = this.length;
+    this.originalStarts[this.count] = originalStart;
+    this.originalEnds[this.count] = originalEnd;
+    this.copy[this.count] = copy;
+    this.count++;
+  }
+}
 
 /**
  * Normalises `text` one code point at a time with @zerda/text's `normalizeText`, collapses
  * whitespace and drops invisible format characters (zero-width joiners, bidi marks) that would
  * otherwise hide a phrase from a pattern, while remembering where every normalised character came
- * from — so that a match can be redacted in the original text.
+ * from — so that a match can be redacted in the original text. One pass, linear in the text:
+ * ASCII runs are copied (lower-cased) as they are, every other distinct character is classified once.
  */
 export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
-  const memo = new Map<string, string>();
-  let out = '';
-  const starts: number[] = [];
-  const ends: number[] = [];
+  const memo = new Map<number, CharacterClass>();
+  const pieces: string[] = [];
+  const map = new OffsetMap();
   let previousSpace = true;
   let offset = 0;
-  for (const character of text) {
+  const space = (start: number, end: number, single: boolean): void => {
+    if (!previousSpace) {
+      pieces.push(' ');
+      if (single) map.addCopy(start, 1);
+      else map.addBlock(start, end, 1);
+      previousSpace = true;
+    } else if (map.length > 0) {
+      map.extendLast(end);
+    }
+  };
+  while (offset < text.length) {
     const start = offset;
-    offset += character.length;
-    if (INVISIBLE.test(character)) continue;
-    if (WHITESPACE.test(character)) {
-      if (!previousSpace) {
-        out += ' ';
-        starts.push(start);
-        ends.push(offset);
-        previousSpace = true;
-      } else if (ends.length > 0) {
-        ends[ends.length - 1] = offset;
+    const code = text.charCodeAt(offset);
+    if (code < 128) {
+      offset++;
+      if (ASCII_SPACE[code] === 1) {
+        space(start, offset, code === 32);
+        continue;
       }
+      // A run of visible ASCII characters maps one to one: lower-cased as one slice.
+      while (offset < text.length) {
+        const next = text.charCodeAt(offset);
+        if (next >= 128 || ASCII_SPACE[next] === 1) break;
+        offset++;
+      }
+      pieces.push(text.slice(start, offset).toLowerCase());
+      map.addCopy(start, offset - start);
+      previousSpace = false;
       continue;
     }
-    let normalized = memo.get(character);
-    if (normalized === undefined) {
-      normalized = normalizeText(character);
-      memo.set(character, normalized);
+    const pair = code >= 0xd800 && code <= 0xdbff && offset + 1 < text.length && (text.charCodeAt(offset + 1) & 0xfc00) === 0xdc00;
+    offset += pair ? 2 : 1;
+    const key = pair ? code * 0x10000 + text.charCodeAt(start + 1) : code;
+    let kind = memo.get(key);
+    if (kind === undefined) {
+      const character = text.slice(start, offset);
+      kind = INVISIBLE.test(character) ? { kind: 'invisible' } : WHITESPACE.test(character) ? { kind: 'space' } : { kind: 'text', text: normalizeText(character) };
+      memo.set(key, kind);
     }
-    for (let k = 0; k < normalized.length; k++) {
-      starts.push(start);
-      ends.push(offset);
+    if (kind.kind === 'invisible') continue;
+    if (kind.kind === 'space') {
+      space(start, offset, false);
+      continue;
     }
-    if (normalized.length > 0) {
-      out += normalized;
-      previousSpace = false;
-    }
+    const normalized = kind.text;
+    if (normalized.length === 0) continue;
+    pieces.push(normalized);
+    if (normalized.length === offset - start && normalized.length === 1) map.addCopy(start, 1);
+    else map.addBlock(start, offset, normalized.length);
+    previousSpace = false;
   }
-  return { text: out, starts, ends };
+  return { text: pieces.join(''), originalStart: (j) => map.originalStart(j), originalEnd: (j) => map.originalEnd(j) };
 }
 
 /** Spans `[start, end)` of the original text where an injection phrasing occurs, merged and sorted. */
 export function findInjections(text: string): Array<{ start: number; end: number; match: string }> {
+  if (typeof text !== 'string') throw invalidArgument('text', 'a string', text);
   const normalized = normalizeWithOffsets(text);
   const spans: Array<{ start: number; end: number }> = [];
   for (const pattern of INJECTION_PATTERNS) {
@@ -118,17 +239,15 @@ export function findInjections(text: string): Array<{ start: number; end: number
       if (match[0].length === 0) continue;
       const first = match.index;
       const last = first + match[0].length - 1;
-      spans.push({ start: normalized.starts[first] as number, end: normalized.ends[last] as number });
+      spans.push({ start: normalized.originalStart(first), end: normalized.originalEnd(last) });
     }
   }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
-  const merged: Array<{ start: number; end: number; match: string }> = [];
+  const merged: Array<{ start: number; end: number }> = [];
   for (const span of spans) {
     const previous = merged[merged.length - 1];
-    if (previous && span.start <= previous.end) {
-      previous.end = Math.max(previous.end, span.end);
-      previous.match = text.slice(previous.start, previous.end);
-    } else merged.push({ ...span, match: text.slice(span.start, span.end) });
+    if (previous && span.start <= previous.end) previous.end = Math.max(previous.end, span.end);
+    else merged.push(span);
   }
-  return merged;
+  return merged.map((span) => ({ start: span.start, end: span.end, match: text.slice(span.start, span.end) }));
 }

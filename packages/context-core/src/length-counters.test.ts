@@ -1,4 +1,7 @@
+import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import fc from 'fast-check';
+import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
 import * as text from '@zerda/text';
 import { charCounter, loadTokenEncoding, toLengthCounter, tokenCounter, wordCounter } from './length-counters.js';
 
@@ -63,6 +66,41 @@ describe('length counters', { timeout: 60_000 }, () => {
     expect(() => tokenCounter()(5 as never)).toThrow(/text must be a string, got number 5/);
     expect(() => toLengthCounter('bytes' as never)).toThrow(/counter must be/);
     expect(() => toLengthCounter(5 as never)).toThrow(/counter must be/);
+  });
+
+  it('counts exactly what one whole-text encoding counts, for any text without runs over 64 characters', () => {
+    // The reference encodes the whole text in one call; the counter cuts long runs, which must change nothing here.
+    const require = createRequire(import.meta.url);
+    const reference = { cl100k_base: new Tiktoken(require('js-tiktoken/ranks/cl100k_base') as TiktokenBPE), o200k_base: new Tiktoken(require('js-tiktoken/ranks/o200k_base') as TiktokenBPE) };
+    const word = fc.oneof(
+      fc.constantFrom('retrieval', 'التوليد', 'المعزز', 'بالاسترجاع', 'ﷺ', '😀', '2024', 'C++', '<|endoftext|>', '<|im_start|>', "don't", '\n', '  ', '.', '،', 'مُحَمَّدٌ'),
+      fc.string({ unit: 'grapheme', maxLength: 12 }),
+      fc.string({ unit: 'binary', maxLength: 6 }),
+    );
+    fc.assert(
+      fc.property(fc.array(word, { maxLength: 30 }), fc.constantFrom(' ', '', '\n'), fc.constantFrom<'cl100k_base' | 'o200k_base'>('cl100k_base', 'o200k_base'), (words, separator, encoding) => {
+        const input = words.join(separator);
+        fc.pre(!/[^\s]{65}|\s{65}/u.test(input));
+        expect(tokenCounter(encoding, { cacheSize: 0 })(input)).toBe(reference[encoding].encode(input, [], []).length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('counts long runs without spaces in linear time, slightly high rather than low (issue 15, defect 6)', () => {
+    const counter = tokenCounter('cl100k_base', { cacheSize: 0 });
+    // 200 KB of letters without a space: the whole-run encoding took over a minute per 10 KB.
+    const letters = Array.from({ length: 200_000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join('');
+    const count = counter(letters);
+    expect(count).toBeGreaterThan(200_000 / 8);
+    expect(count).toBeLessThan(200_000);
+    const sample = letters.slice(0, 1000);
+    const require = createRequire(import.meta.url);
+    const exact = new Tiktoken(require('js-tiktoken/ranks/cl100k_base') as TiktokenBPE).encode(sample, [], []).length;
+    expect(counter(sample)).toBeGreaterThanOrEqual(exact);
+    expect(counter(sample)).toBeLessThanOrEqual(Math.ceil(exact * 1.05));
+    expect(counter(' '.repeat(100_000))).toBeGreaterThan(0);
+    expect(counter('😀'.repeat(50_000))).toBeGreaterThan(0);
   });
 });
 

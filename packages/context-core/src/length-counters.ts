@@ -89,11 +89,62 @@ function encoderFor(encoding: TokenEncoding): Tiktoken {
   });
 }
 
+/** Runs of whitespace or of non-whitespace up to this long are encoded as they are (exact counts). */
+const MAX_EXACT_RUN = 64;
+/** Longer runs are encoded in parts of this many UTF-16 units. */
+const RUN_PART = 32;
+
+function isSpaceCode(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 0x85 || code === 0xa0 || code === 0x1680 || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f || code === 0x205f || code === 0x3000 || code === 0xfeff;
+}
+
+/**
+ * Tokens of `text`. Byte-pair encoding costs time quadratic in the length of a pre-tokenizer piece,
+ * and a piece is a whole run of letters, digits, punctuation or spaces: 10 KB of letters without a
+ * space took over a minute. So a run longer than {@link MAX_EXACT_RUN} units is encoded in parts of
+ * {@link RUN_PART} units (never splitting a surrogate pair), which keeps counting linear; such runs
+ * (base64, minified code, a line of dashes) may count up to one token more per part than the exact
+ * encoding. Text without long runs — all ordinary prose in any language — is counted exactly, in one call.
+ */
+function countPieces(encoder: Tiktoken, text: string): number {
+  const cuts: number[] = [];
+  let runStart = 0;
+  let runSpace = text.length > 0 && isSpaceCode(text.charCodeAt(0));
+  let partStart = 0;
+  for (let index = 0; index < text.length; index++) {
+    const space = isSpaceCode(text.charCodeAt(index));
+    if (space !== runSpace) {
+      runSpace = space;
+      runStart = index;
+      partStart = index;
+      continue;
+    }
+    if (index - runStart >= MAX_EXACT_RUN && index - partStart >= RUN_PART) {
+      // Never between the halves of a surrogate pair.
+      const code = text.charCodeAt(index);
+      if (code >= 0xdc00 && code <= 0xdfff && index > 0 && (text.charCodeAt(index - 1) & 0xfc00) === 0xd800) continue;
+      cuts.push(index);
+      partStart = index;
+    }
+  }
+  if (cuts.length === 0) return encoder.encode(text, [], []).length;
+  // The first cut of a run lies MAX_EXACT_RUN into it; the run's beginning was encoded with what preceded it.
+  let total = 0;
+  let from = 0;
+  for (const cut of cuts) {
+    total += encoder.encode(text.slice(from, cut), [], []).length;
+    from = cut;
+  }
+  return total + encoder.encode(text.slice(from), [], []).length;
+}
+
 /**
  * A token counter for OpenAI's `cl100k_base` (GPT-3.5/4) or `o200k_base` (GPT-4o and later)
  * encodings, fully offline. Special-token text such as `<|endoftext|>` in a chunk is counted as
  * ordinary text (never rejected), because retrieved text is data, not a control sequence. Counts are
  * memoized in a bounded LRU, since the composer measures the same passages many times while fitting.
+ * Counting is linear in the text: a run of more than 64 characters without a space (or of spaces)
+ * is counted in 32-character parts, which may count it slightly high (see `countPieces`).
  */
 export function tokenCounter(encoding: TokenEncoding = 'cl100k_base', options: TokenCounterOptions = {}): LengthCounter {
   if (!ENCODINGS.includes(encoding)) throw invalidArgument('encoding', `one of ${ENCODINGS.join(', ')}`, encoding);
@@ -118,7 +169,7 @@ export function tokenCounter(encoding: TokenEncoding = 'cl100k_base', options: T
         return known;
       }
     }
-    const tokens = encoderFor(encoding).encode(text, [], []).length;
+    const tokens = countPieces(encoderFor(encoding), text);
     if (cacheable) {
       memo.set(text, tokens);
       if (memo.size > cacheSize) memo.delete(memo.keys().next().value as string);

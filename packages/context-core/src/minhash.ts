@@ -116,6 +116,8 @@ export class MinHasher {
   private readonly seeds: Uint32Array;
 
   constructor(readonly permutations: number, seed = 0x5eed1234) {
+    checkInteger(permutations, 'permutations', 1, 1024);
+    if (typeof seed !== 'number' || !Number.isFinite(seed)) throw invalidArgument('seed', 'a finite number', seed);
     // Seeds are the mixed golden-ratio sequence: distinct, well spread, and reproducible.
     this.seeds = new Uint32Array(permutations);
     for (let i = 0; i < permutations; i++) this.seeds[i] = mix32(Math.imul(i + 1, 0x9e3779b9) ^ seed);
@@ -123,6 +125,7 @@ export class MinHasher {
 
   /** The MinHash signature of a shingle set: per hash function, the minimum hash over the set. */
   signature(shingles: Iterable<number>): Uint32Array {
+    if (shingles === null || typeof (shingles as Iterable<number> | undefined)?.[Symbol.iterator] !== 'function') throw invalidArgument('shingles', 'an iterable of shingle hashes', shingles);
     const signature = new Uint32Array(this.permutations).fill(0xffffffff);
     for (const shingle of shingles) {
       for (let i = 0; i < this.permutations; i++) {

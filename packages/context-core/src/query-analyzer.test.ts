@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { Analyzer } from '@zerda/text';
 import { ZerdaError } from '@zerda/types';
 import { QueryAnalyzer } from './query-analyzer.js';
+import { COMPARISON_CUES, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, findCue, type Cue } from './cues.js';
 
 const analyzer = new QueryAnalyzer();
 
@@ -205,12 +207,62 @@ describe('QueryAnalyzer: bad input', () => {
     }
   });
 
-  // Two 250k-character queries: seconds on a loaded 2-core machine, beyond vitest's 5 s default.
   it('never throws on arbitrary Unicode', { timeout: 60_000 }, () => {
-    for (const query of ['', '   ', '😀🚀', '\u200f\u200e', '\ud800', 'ـــــ', '؟؟؟', 'word '.repeat(50_000), 'كلمة '.repeat(50_000)]) {
+    for (const query of ['', '   ', '😀🚀', '\u200f\u200e', '\ud800', 'ـــــ', '؟؟؟', 'word '.repeat(6_000), 'كلمة '.repeat(6_000)]) {
       const analysis = analyzer.analyze(query);
       expect(analysis.query).toBe(query);
       expect(['simple', 'moderate', 'complex']).toContain(analysis.complexity);
     }
+  });
+
+  it('refuses a query longer than config.analyzer.maxQueryLength (default 32,768 characters) with a ZerdaError naming it (issue 15, defect 6)', () => {
+    const long = 'ﷺ'.repeat(32_769);
+    try {
+      analyzer.analyze(long);
+      expect.unreachable();
+    } catch (error) {
+      expect(ZerdaError.isInstance(error)).toBe(true);
+      expect((error as ZerdaError).code).toBe('ZERDA_INVALID_ARGUMENT');
+      expect((error as ZerdaError).message).toBe('effectiveQuery must be at most 32768 characters (config.analyzer.maxQueryLength), got a string of 32769 characters');
+    }
+    // Code points, not UTF-16 units: 32,768 emoji (65,536 units) are accepted.
+    expect(analyzer.analyze('😀'.repeat(32_768)).query).toHaveLength(65_536);
+    expect(() => analyzer.analyze('short', { literalQuery: 'x'.repeat(40_000) })).toThrow(/options\.literalQuery must be at most 32768/);
+    const generous = new QueryAnalyzer({ maxQueryLength: 200_000 });
+    expect(generous.analyze('word '.repeat(30_000)).complexity).toBe('complex');
+  });
+});
+
+describe('cue matching is one pass over the query (issue 15, defect 6)', () => {
+  // The direct definition: the first cue of the list (in list order) that matches anywhere.
+  function naiveFindCue(tokens: readonly string[], list: readonly Cue[]): Cue | undefined {
+    const leaders = new Set(['and', 'so', 'but', 'then', 'also', 'و', 'ف', 'ثم', 'لكن']);
+    let first = 0;
+    while (first < tokens.length - 1 && leaders.has(tokens[first]!)) first++;
+    const at = (index: number, cue: Cue): boolean => {
+      if (cue.maxTail !== undefined && tokens.length - index - cue.words.length > cue.maxTail) return false;
+      return cue.words.every((word, k) => tokens[index + k] === word || (k === 0 && ['و', 'ف'].some((prefix) => tokens[index] === prefix + word)));
+    };
+    for (const cue of list) {
+      if (cue.words.length === 0) continue;
+      if (cue.start) {
+        if (at(first, cue)) return cue;
+        continue;
+      }
+      for (let i = 0; i + cue.words.length <= tokens.length; i++) if (at(i, cue)) return cue;
+    }
+    return undefined;
+  }
+
+  it('finds exactly the cue the direct definition finds', () => {
+    const lists = [COMPARISON_CUES, HOW_TO_CUES, LIST_CUES, DEFINITION_CUES, FACTUAL_CUES];
+    const vocabulary = [...new Set(lists.flatMap((list) => list.flatMap((cue) => cue.words)))];
+    const token = fc.oneof(fc.constantFrom(...vocabulary), fc.constantFrom(...vocabulary).map((word) => `و${word}`), fc.constantFrom('and', 'و', 'x', 'the', 'ف'));
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 12 }), (tokens) => {
+        for (const list of lists) expect(findCue(tokens, list)).toBe(naiveFindCue(tokens, list));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -1,5 +1,6 @@
-import { detectLanguage, normalizeText, scriptMix, words, type Analyzer } from '@zerda/text';
+import { charCounter, detectLanguage, normalizeText, scriptMix, words, type Analyzer } from '@zerda/text';
 import {
+  ZerdaError,
   invalidArgument,
   resolveConfigSection,
   type AnalyzerConfig,
@@ -48,6 +49,23 @@ const INTENT_ORDER: ReadonlyArray<readonly [QueryIntent, readonly Cue[]]> = [
 const LEVELS: readonly QueryComplexity[] = ['simple', 'moderate', 'complex'];
 
 /**
+ * Throws a ZerdaError naming `field` when `query` is longer than `maxLength` code points (the
+ * `analyzer.maxQueryLength` setting). Shared by the analyzer and the engine, which checks before
+ * any stage runs.
+ */
+export function checkQueryLength(query: string, field: string, maxLength: number): void {
+  // Most queries are far below the limit in UTF-16 units already; count code points only near it.
+  if (query.length <= maxLength) return;
+  const length = charCounter(query);
+  if (length <= maxLength) return;
+  throw new ZerdaError('ZERDA_INVALID_ARGUMENT', {
+    field,
+    expected: `at most ${maxLength} characters (config.analyzer.maxQueryLength)`,
+    received: `a string of ${length} characters`,
+  });
+}
+
+/**
  * Rule-based query analysis for English, Arabic and mixed queries: language and script mix,
  * keywords, complexity, intent, the kind of answer asked for (`answerType`), and the budget and chunk count that suit the complexity.
  *
@@ -81,6 +99,8 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
     assertKnownKeys(options as Record<string, unknown>, ['literalQuery'], 'options');
     const literal = options.literalQuery === undefined ? effectiveQuery : options.literalQuery;
     assertString(literal, 'options.literalQuery');
+    checkQueryLength(effectiveQuery, 'effectiveQuery', this.config.maxQueryLength);
+    if (literal !== effectiveQuery) checkQueryLength(literal, 'options.literalQuery', this.config.maxQueryLength);
 
     const tokens = words(normalizeText(literal));
     const signals = this.signals(literal, tokens);

@@ -11,7 +11,9 @@ import {
   rerankCandidates,
   rerankerName,
   toReranker,
+  checkQueryLength,
   warningToString,
+  type ConversationHistoryJSON,
 } from '@zerda/context-core';
 import { SmartContextComposer } from '@zerda/composer';
 import { HybridRetriever, KeywordRetriever, StoreTextRetriever, VectorRetriever, WriteQueue } from '@zerda/retriever';
@@ -54,16 +56,21 @@ import {
   ZerdaError,
 } from '@zerda/types';
 import {
+  type BuildMultiQueryOptions,
+  type BuildOptions,
   type ContextEngineOptions,
   type IndexDocumentsOptions,
   type IndexOptions,
   type OpenOptions,
   type RunMultiOptions,
   type RunOptions,
+  buildMultiQueryOptionsSchema,
+  buildOptionsSchema,
   indexOptionsSchema,
   runMultiOptionsSchema,
   runOptionsSchema,
   telemetryOptionsSchema,
+  validateEngineOptions,
 } from './options.js';
 import { queryHeader } from './headers.js';
 import { EngineTelemetry, traced, type Trace } from './tracing.js';
@@ -86,6 +93,9 @@ import {
   type SaveOptions,
   type SavedSnapshot,
 } from './snapshot.js';
+import { truncateWithinBudget, withComposerFallbacks } from './composer-fallbacks.js';
+import { Conversation, ConversationRegistry, checkConversationId, type ConversationHost } from './conversations.js';
+import { composeWithinBudget } from './within-budget.js';
 
 const now = (): number => performance.now();
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -100,9 +110,11 @@ function requireString(value: unknown, field: string): string {
  * checked context plus diagnostics for every chunk. Every stage is a replaceable strategy.
  *
  * State (cache, conversation history, adaptive statistics, corpus generation) is only mutated in
- * synchronous sections, so concurrent `await engine.run()` calls on one engine are safe.
+ * synchronous sections, so concurrent `await engine.run()` calls on one engine are safe. Many users
+ * share one engine through conversations (`run(q, { conversation: id })` or
+ * `engine.conversation(id).run(q)`): each has its own history and its own cache entries.
  */
-export class ContextEngine {
+export class ContextEngine implements ConversationHost {
   readonly config: ContextEngineConfig;
   protected readonly analyzer: QueryAnalyzerContract;
   protected chunkFilter: ChunkFilterContract;
@@ -115,6 +127,8 @@ export class ContextEngine {
   protected readonly logger: Logger | undefined;
   protected readonly cache: ContextCache<ContextResult> | undefined;
   protected history: ConversationHistory | undefined;
+  /** The live conversations (`run(q, { conversation })`), bounded by LRU and TTL. */
+  protected readonly conversations: ConversationRegistry;
   protected readonly adaptive: AdaptiveLearningSystem | undefined;
   protected retriever: Retriever | undefined;
   private readonly injectedRetriever: boolean;
@@ -133,19 +147,19 @@ export class ContextEngine {
   private readonly customStrategies: EngineRecord['customStrategies'];
 
   constructor(options: ContextEngineOptions = {}) {
-    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
+    validateEngineOptions(options);
     this.config = resolveConfig(options.config ?? {});
     const config = this.config;
     this.analyzer = options.queryAnalyzer ?? new QueryAnalyzer(config.analyzer);
     this.chunkFilter = options.chunkFilter ?? new ChunkFilter(config.filter);
     this.ranker = options.ranker ?? new CompositeRanker(config.ranking);
-    this.reranker = options.reranker === undefined ? undefined : toReranker(options.reranker, 'options.reranker');
-    this.composer = options.composer ?? new SmartContextComposer(config.composer);
+    this.template = options.template ?? config.composer.template;
+    const templateName = typeof this.template === 'function' ? 'default' : this.template;
+    this.composer = withComposerFallbacks(options.composer ?? new SmartContextComposer(config.composer), templateName, config.composer.separator);
     this.guard = options.guard ?? new ContextGuard(config.guard);
     this.budgetAllocator = options.budgetAllocator;
-    if (options.lengthCounter !== undefined && typeof options.lengthCounter !== 'function') {
-      throw invalidArgument('options.lengthCounter', 'a function (text: string) => number', options.lengthCounter);
-    }
+    this.reranker = options.reranker === undefined ? undefined : toReranker(options.reranker, 'options.reranker');
     if (options.lengthCounter?.load !== undefined && typeof options.lengthCounter.load !== 'function') {
       throw invalidArgument('options.lengthCounter.load', 'a function () => Promise<void> or nothing', options.lengthCounter.load);
     }
@@ -153,14 +167,11 @@ export class ContextEngine {
     this.logger = options.logger;
     this.cache = config.cache.enabled ? new ContextCache<ContextResult>(config.cache) : undefined;
     this.history = config.multiTurn.enabled ? new ConversationHistory(config.multiTurn) : undefined;
+    this.conversations = new ConversationRegistry(config.multiTurn, Date.now, ({ reason }) => this.log('debug', { event: 'conversation_forgotten', reason }, `ContextEngine: a conversation was ${reason}`));
     this.adaptive = config.adaptive.enabled ? new AdaptiveLearningSystem(config.adaptive) : undefined;
     this.retriever = options.retriever;
     this.injectedRetriever = options.retriever !== undefined;
     this.defaultEmbedder = options.embedder;
-    if (options.template !== undefined && typeof options.template !== 'function' && !templateNameSchema.safeParse(options.template).success) {
-      throw invalidArgument('options.template', `a template function or one of ${templateNameSchema.options.join(', ')}`, options.template);
-    }
-    this.template = options.template ?? config.composer.template;
     this.telemetry = new EngineTelemetry(parseOrThrow(telemetryOptionsSchema, options.telemetry, 'options.telemetry'));
     this.customStrategies = customStrategyNames(options);
     this.log('info', { event: 'ready', template: typeof this.template === 'function' ? `custom:${this.template.name || 'template'}` : this.template }, 'ContextEngine: ready');
@@ -484,6 +495,8 @@ export class ContextEngine {
 
   /**
    * Runs the whole pipeline for one query. See the package README for every stage. With
+   * `options.conversation`, the conversation's own history enriches the query and records the
+   * turn, and the cache entry is that conversation's; without it, the engine-level history is used. With
    * OpenTelemetry, one `retrieval` span with a child per stage (`zerda.analyze` … `zerda.guard`).
    */
   async run(query: unknown, options: RunOptions = {}): Promise<ContextResult> {
@@ -499,20 +512,24 @@ export class ContextEngine {
 
   private async runPipeline(query: unknown, options: RunOptions, trace: Trace | undefined): Promise<ContextResult> {
     const started = now();
-    const literal = requireString(query, 'query');
     parseOrThrow(runOptionsSchema, options, 'options');
+    const literal = this.checkedQuery(query, 'query');
     if (this.counter.load) await this.counter.load();
     const signal = options.signal;
     signal?.throwIfAborted();
     const filter = options.metadataFilters === undefined ? undefined : parseMetadataFilter(options.metadataFilters, 'options.metadataFilters');
     const useHistory = options.useHistory ?? true;
     const recordTurn = options.recordTurn ?? true;
+    const conversation = options.conversation;
+    const history = this.historyFor(conversation);
     const generation = this.generation;
     const timings: StageTimings = { cache: 0, analyze: 0, retrieve: 0, filter: 0, rank: 0, rerank: 0, compose: 0, guard: 0, total: 0 };
 
     let effectiveQuery = literal;
-    if (useHistory && this.history && this.history.size > 0 && this.config.multiTurn.enrichTurns > 0) {
-      effectiveQuery = this.history.getEnrichedQuery(literal, this.config.multiTurn.enrichTurns);
+    if (useHistory && history && history.size > 0 && this.config.multiTurn.enrichTurns > 0) {
+      effectiveQuery = history.getEnrichedQuery(literal, this.config.multiTurn.enrichTurns);
+      // Enrichment never makes an acceptable query unacceptable: past the limit, the literal query is used.
+      if (charCounter(effectiveQuery) > this.config.analyzer.maxQueryLength) effectiveQuery = literal;
     }
 
     let stage = now();
@@ -523,7 +540,15 @@ export class ContextEngine {
           maxChunks: options.maxChunks,
           budget: options.overrideBudget,
           generation,
-          extra: { counter: this.counter.counterName ?? this.counter.name ?? 'counter', unit: this.counter.unit ?? null },
+          extra: {
+            counter: this.counter.counterName ?? this.counter.name ?? 'counter',
+            unit: this.counter.unit ?? null,
+            // A conversation's entries are its own: another conversation never hits them (not even
+            // learns from `fromCache` that the same question was asked), and the literal query is
+            // part of the key so a hit's analysis is always the caller's.
+            conversation: conversation ?? null,
+            literal,
+          },
         })
       : undefined;
     const cached = cacheKey !== undefined ? this.cache?.get(cacheKey) : undefined;
@@ -532,7 +557,7 @@ export class ContextEngine {
       timings.total = now() - started;
       // Defect 3 of the spec: a hit returns the full original result, flagged, never zeroed counts.
       const hit: ContextResult = { ...cached, query: literal, fromCache: true, timings: { ...cached.timings, cache: round(timings.cache), total: round(timings.total) } };
-      this.afterRun(hit, literal, recordTurn, true);
+      this.afterRun(hit, literal, recordTurn ? history : undefined, true, conversation);
       return hit;
     }
 
@@ -579,24 +604,32 @@ export class ContextEngine {
 
     stage = now();
     trace?.stage('compose', { 'zerda.candidates.in': reranked.length, 'zerda.budget.limit': budget, 'zerda.budget.unit': this.counter.unit ?? 'chars' });
-    const composeOptions = { budget, counter: this.counter, analysis, template: this.template };
-    let composed = await this.composer.compose(reranked, composeOptions);
-    const expanded = await this.withNeighbors(reranked, composed, budget, filter);
-    if (expanded) composed = await this.composer.compose(expanded, composeOptions);
-    timings.compose = now() - stage;
-    trace?.endStage({ 'zerda.candidates.out': composed.chunks.length, 'zerda.budget.used': composed.stats.length, 'zerda.context.truncated': composed.truncated });
-
-    stage = now();
-    trace?.stage('guard');
-    const guard = this.config.guard.enabled
-      ? await this.guard.check({ context: composed.context, chunks: composed.chunks, analysis, budget, counter: this.counter })
-      : { passed: true, warnings: [], context: composed.context };
-    timings.guard = now() - stage;
+    // Small-to-big: a first composition tells which chunks are used, their neighbours join the list.
+    let toCompose = reranked;
+    if (this.config.composer.neighbors > 0) {
+      const first = await this.composer.compose(reranked, { budget, counter: this.counter, analysis, template: this.template });
+      toCompose = (await this.withNeighbors(reranked, first, budget, filter)) ?? reranked;
+    }
+    // Composition and guard together hold the budget: when redaction (or a custom strategy) makes the
+    // guarded context longer than the budget, composition runs again with less room.
+    const fitted = await composeWithinBudget(
+      { composer: this.composer, guard: this.config.guard.enabled ? this.guard : undefined, counter: this.counter, template: this.template, trustComposerStats: this.composer instanceof SmartContextComposer },
+      toCompose,
+      analysis,
+      budget,
+    );
+    const { composed, guard, used } = fitted;
+    timings.compose = now() - stage - fitted.guardMs;
+    timings.guard = fitted.guardMs;
     timings.total = now() - started;
-    trace?.endStage({ 'zerda.guard.enabled': this.config.guard.enabled, 'zerda.guard.passed': guard.passed, 'zerda.guard.warnings': guard.warnings.map((warning) => warning.code) });
+    trace?.endStage({ 'zerda.candidates.out': composed.chunks.length, 'zerda.budget.used': used, 'zerda.context.truncated': composed.truncated || fitted.cutAfterGuard, 'zerda.compose.attempts': fitted.attempts });
+    // The guard runs inside the fit (once per attempt); its span carries the verdict and its time.
+    trace?.stage('guard');
+    trace?.endStage({ 'zerda.guard.enabled': this.config.guard.enabled, 'zerda.guard.passed': guard.passed, 'zerda.guard.warnings': guard.warnings.map((warning) => warning.code), 'zerda.guard.ms': round(fitted.guardMs) });
+    if (fitted.attempts > 1 || fitted.cutAfterGuard) {
+      this.log('debug', { event: 'refit', attempts: fitted.attempts, cut: fitted.cutAfterGuard }, 'ContextEngine.run: the guarded context was over budget and was fitted again');
+    }
 
-    // The composer already measured its context; count again only when the guard changed it (redaction).
-    const used = guard.context === composed.context ? composed.stats.length : this.counter(guard.context);
     const result: ContextResult = {
       context: guard.context,
       query: literal,
@@ -608,7 +641,7 @@ export class ContextEngine {
       timings: Object.fromEntries(Object.entries(timings).map(([key, value]) => [key, round(value)])) as unknown as StageTimings,
       budget: { limit: budget, used, unit: this.counter.unit ?? 'chars', utilization: budget > 0 ? Math.min(1, used / budget) : 0 },
       template: composed.template,
-      truncated: composed.truncated,
+      truncated: composed.truncated || fitted.cutAfterGuard,
       guardPassed: guard.passed,
       guardWarnings: guard.warnings.map(warningToString),
       warnings: guard.warnings,
@@ -617,7 +650,7 @@ export class ContextEngine {
     };
     // Synchronous from here on: cache, history and statistics stay consistent under concurrency.
     if (cacheKey !== undefined && this.cache && generation === this.generation) this.cache.set(cacheKey, result);
-    this.afterRun(result, literal, recordTurn, false);
+    this.afterRun(result, literal, recordTurn ? history : undefined, false, conversation);
     return result;
   }
 
@@ -649,8 +682,14 @@ export class ContextEngine {
     ]);
   }
 
-  private afterRun(result: ContextResult, literal: string, recordTurn: boolean, fromCache: boolean): void {
-    if (recordTurn && this.history) this.history.addTurn({ query: literal, context: result.context, analysis: result.analysis });
+  /** The history a run uses: the conversation's (created on first use), or the engine-level one. */
+  private historyFor(conversation: string | undefined): ConversationHistory | undefined {
+    if (!this.config.multiTurn.enabled) return undefined;
+    return conversation === undefined ? this.history : this.conversations.history(conversation);
+  }
+
+  private afterRun(result: ContextResult, literal: string, history: ConversationHistory | undefined, fromCache: boolean, conversation: string | undefined): void {
+    history?.addTurn({ query: literal, context: result.context, analysis: result.analysis });
     this.adaptive?.record({
       responseMs: result.timings.total,
       guardPassed: result.guardPassed,
@@ -663,6 +702,7 @@ export class ContextEngine {
       'info',
       {
         event: 'run',
+        ...(conversation === undefined ? {} : { conversation }),
         fromCache,
         retrieved: result.counts.retrieved,
         afterFilter: result.counts.afterFilter,
@@ -690,7 +730,7 @@ export class ContextEngine {
   async runMultiDetailed(queries: unknown, options: RunMultiOptions = {}): Promise<{ context: string; results: ContextResult[]; allocations: number[] }> {
     parseOrThrow(runMultiOptionsSchema, options, 'options');
     if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
-    const list = queries.map((query, i) => requireString(query, `queries[${i}]`));
+    const list = queries.map((query, i) => this.checkedQuery(query, `queries[${i}]`));
     if (list.length === 0) return { context: '', results: [], allocations: [] };
     if (this.counter.load) await this.counter.load();
     const { globalBudget, useWeighted = true, ...runOptions } = options;
@@ -708,12 +748,23 @@ export class ContextEngine {
     );
     const sections = results.map((result, i) => `${headers[i]}\n${result.context}`);
     const joined = sections.join(separator);
-    return { context: this.composer.truncate(joined, global, this.counter), results, allocations };
+    return { context: truncateWithinBudget(this.composer, joined, global, this.counter), results, allocations };
   }
 
   private allocate(analyses: QueryAnalysis[], budget: number, useWeighted: boolean): number[] {
     const allocator = this.budgetAllocator ?? (useWeighted ? new ComplexityBasedAllocation() : new EqualBudgetAllocation());
-    return allocator.allocate(analyses, budget, { minPerQuery: this.config.budget.minPerQuery });
+    const shares: unknown = allocator.allocate(analyses, budget, { minPerQuery: this.config.budget.minPerQuery });
+    if (!Array.isArray(shares) || shares.length !== analyses.length || shares.some((share) => typeof share !== 'number' || !(share >= 0) || share === Number.POSITIVE_INFINITY)) {
+      throw invalidArgument('budgetAllocator.allocate(…)', `to return ${analyses.length} finite numbers >= 0 (one share per query)`, shares);
+    }
+    return (shares as number[]).map((share) => Math.floor(share));
+  }
+
+  /** A query string within `analyzer.maxQueryLength`. */
+  private checkedQuery(query: unknown, field: string): string {
+    const text = requireString(query, field);
+    checkQueryLength(text, field, this.config.analyzer.maxQueryLength);
+    return text;
   }
 
   // ---------------------------------------------------------------- legacy tuple API
@@ -722,37 +773,37 @@ export class ContextEngine {
    * Legacy: builds a context from `[chunk, score]` tuples you retrieved yourself (no retrieval, no
    * guard): analyse → filter → rank → compose. Returns the context string.
    */
-  async build(query: unknown, chunks: unknown, options: { maxChunks?: number; maxLength?: number } = {}): Promise<string> {
-    const literal = requireString(query, 'query');
+  async build(query: unknown, chunks: unknown, options: BuildOptions = {}): Promise<string> {
+    const parsed = parseOrThrow(buildOptionsSchema, options, 'options') ?? {};
+    const literal = this.checkedQuery(query, 'query');
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of [chunk, score] tuples', chunks);
     const scored: ScoredChunk[] = chunks.map((tuple, i) => tupleToScored(tuple, i));
     if (this.counter.load) await this.counter.load();
     const analysis = await this.analyzer.analyze(literal, { literalQuery: literal });
-    const budget = options.maxLength ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength);
+    const budget = parsed.maxLength ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength);
     const filtered = await this.chunkFilter.filter(scored, { analysis });
-    const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks: options.maxChunks ?? analysis.suggestedChunks, sourceQuality: this.sourceQualityMap });
-    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.template });
-    return composed.context;
+    const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks: parsed.maxChunks ?? analysis.suggestedChunks, sourceQuality: this.sourceQualityMap });
+    // No guard in the legacy build, but the same budget promise: a custom composer is held to it.
+    const fitted = await composeWithinBudget({ composer: this.composer, guard: undefined, counter: this.counter, template: this.template, trustComposerStats: this.composer instanceof SmartContextComposer }, ranked, analysis, budget);
+    return fitted.guard.context;
   }
 
   /**
    * Legacy: `build()` per (query, chunks) pair under `--- Query N: text ---` headers. Unlike the
    * spec's version, `globalBudget` is honoured (defect 5): shares are allocated and the result is clamped.
    */
-  async buildMultiQueryContext(queries: unknown, allChunks: unknown, options: { globalBudget?: number; useWeighted?: boolean } = {}): Promise<string> {
+  async buildMultiQueryContext(queries: unknown, allChunks: unknown, options: BuildMultiQueryOptions = {}): Promise<string> {
+    const parsed = parseOrThrow(buildMultiQueryOptionsSchema, options, 'options') ?? {};
     if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
     if (!Array.isArray(allChunks) || allChunks.length !== queries.length) {
       throw invalidArgument('allChunks', `an array with one tuple list per query (${queries.length})`, allChunks);
     }
-    if (options.globalBudget !== undefined && (!Number.isInteger(options.globalBudget) || options.globalBudget < 0)) {
-      throw invalidArgument('options.globalBudget', 'a non-negative integer', options.globalBudget);
-    }
-    const list = queries.map((query, i) => requireString(query, `queries[${i}]`));
+    const list = queries.map((query, i) => this.checkedQuery(query, `queries[${i}]`));
     if (list.length === 0) return '';
     if (this.counter.load) await this.counter.load();
-    const global = options.globalBudget ?? this.config.composer.maxContextLength;
+    const global = parsed.globalBudget ?? this.config.composer.maxContextLength;
     const analyses = await Promise.all(list.map((query) => this.analyzer.analyze(query, { literalQuery: query })));
-    const allocations = this.allocate(analyses, global, options.useWeighted ?? true);
+    const allocations = this.allocate(analyses, global, parsed.useWeighted ?? true);
     const separator = '\n\n';
     const sections: string[] = [];
     for (let i = 0; i < list.length; i++) {
@@ -761,19 +812,25 @@ export class ContextEngine {
       const context = await this.build(list[i], allChunks[i], { maxLength: Math.max(0, allocations[i]! - overhead) });
       sections.push(`${header}\n${context}`);
     }
-    return this.composer.truncate(sections.join(separator), global, this.counter);
+    return truncateWithinBudget(this.composer, sections.join(separator), global, this.counter);
   }
 
-  /** Cuts a context to `targetLength` (counter units) at a word boundary, through the composer's own truncation. */
+  /**
+   * Cuts a context to `targetLength` (counter units) at a word boundary, through the composer's own
+   * truncation, or the shared `truncateAtWordBoundary` when the composer has none (or overshoots).
+   */
   compressContext(context: unknown, targetLength: unknown): string {
     const text = requireString(context, 'context');
     if (typeof targetLength !== 'number' || !Number.isInteger(targetLength) || targetLength < 0) {
       throw invalidArgument('targetLength', 'a non-negative integer', targetLength);
     }
-    return this.composer.truncate(text, targetLength, this.counter);
+    return truncateWithinBudget(this.composer, text, targetLength, this.counter);
   }
 
-  /** Statistics of a context string (length in the counter's unit and in characters, language mix …). */
+  /**
+   * Statistics of a context string (length in the counter's unit and in characters, language mix …),
+   * from the composer's `getStats`, or measured from the context alone when the composer has none.
+   */
   getContextStats(context: unknown): ReturnType<ContextComposer['getStats']> {
     return this.composer.getStats(requireString(context, 'context'), { counter: this.counter });
   }
@@ -794,8 +851,40 @@ export class ContextEngine {
     return this;
   }
 
+  /** The engine-level history (single-user use; conversations have their own, see {@link conversation}). */
   getHistory(): ConversationHistory | undefined {
     return this.history;
+  }
+
+  /**
+   * A handle on conversation `id`: `conversation(id).run(q)` is `run(q, { conversation: id })`.
+   * Live conversations are bounded (`multiTurn.maxConversations`, least recently used forgotten first,
+   * and idle ones forgotten after `multiTurn.conversationTtlMs`).
+   */
+  conversation(id: string): Conversation {
+    return new Conversation(this, checkConversationId(id, 'id'));
+  }
+
+  /** The live history of conversation `id`, created when missing; undefined when multi-turn is disabled. */
+  conversationHistory(id: string): ConversationHistory | undefined {
+    return this.historyFor(checkConversationId(id, 'id'));
+  }
+
+  /** Replaces the history of conversation `id` (a ConversationHistory, or what its `toJSON()` returned). */
+  restoreConversation(id: string, history: ConversationHistory | ConversationHistoryJSON | string): void {
+    checkConversationId(id, 'id');
+    const restored = history instanceof ConversationHistory ? history : ConversationHistory.fromJSON(history, this.config.multiTurn);
+    this.conversations.set(id, restored);
+  }
+
+  /** Forgets conversation `id`; true when it was live. */
+  endConversation(id: string): boolean {
+    return this.conversations.delete(checkConversationId(id, 'id'));
+  }
+
+  /** Number of live conversations. */
+  get conversationCount(): number {
+    return this.conversations.size;
   }
 
   clearCache(): void {

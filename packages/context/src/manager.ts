@@ -17,7 +17,9 @@ import {
   invalidArgument,
 } from '@zerda/types';
 import { ContextEngine } from './engine.js';
-import type { ContextEngineOptions } from './options.js';
+import { ENGINE_OPTION_KEYS, assertOptionsShape, type ContextEngineOptions } from './options.js';
+
+const MANAGER_OPTION_KEYS = [...ENGINE_OPTION_KEYS.filter((key) => key !== 'config' && key !== 'budgetAllocator'), 'dedupStrategy', 'rankingStrategy', 'compressionStrategy', 'budgetStrategy'];
 
 export interface ContextManagerOptions extends Omit<ContextEngineOptions, 'config' | 'budgetAllocator'> {
   dedupStrategy?: LegacyDeduplicationStrategy;
@@ -65,18 +67,19 @@ export function asLegacyCompressionComposer(strategy: LegacyCompressionStrategy,
  */
 export class ContextManager extends ContextEngine {
   constructor(config?: ContextEngineConfigInput, options: ContextManagerOptions = {}) {
-    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
+    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
+    assertOptionsShape(options, 'options', MANAGER_OPTION_KEYS);
     const { dedupStrategy, rankingStrategy, compressionStrategy, budgetStrategy, ...rest } = options;
     for (const [field, strategy, method] of [
       ['options.dedupStrategy', dedupStrategy, 'deduplicate'],
       ['options.rankingStrategy', rankingStrategy, 'rank'],
       ['options.compressionStrategy', compressionStrategy, 'compress'],
     ] as const) {
-      if (strategy !== undefined && typeof (strategy as unknown as Record<string, unknown>)[method] !== 'function') {
+      if (strategy !== undefined && (strategy === null || typeof strategy !== 'object' || typeof (strategy as unknown as Record<string, unknown>)[method] !== 'function')) {
         throw invalidArgument(field, `an object with a ${method}() method`, strategy);
       }
     }
-    super({ ...rest, config, budgetAllocator: budgetStrategy });
+    super({ ...rest, config, ...(budgetStrategy === undefined ? {} : { budgetAllocator: budgetStrategy }) });
     if (dedupStrategy) this.chunkFilter = asChunkFilter(dedupStrategy);
     if (rankingStrategy) this.ranker = asChunkRanker(rankingStrategy);
     if (compressionStrategy) this.composer = asLegacyCompressionComposer(compressionStrategy, this.composer, this.config.composer.separator);

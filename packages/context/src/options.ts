@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { EmbeddingProgress, LangChainVectorStoreLike } from '@zerda/retriever';
+import { isEmbedderLike, type EmbeddingProgress, type LangChainVectorStoreLike } from '@zerda/retriever';
+import { ZerdaError, invalidArgument, templateNameSchema } from '@zerda/types';
 import { isTelemetryApi, type OpenTelemetryApi, type TelemetryOptions, type TracerProviderLike } from './tracing.js';
 import type {
   BudgetAllocator,
@@ -112,6 +113,12 @@ export interface IndexDocumentsOptions extends IndexOptions {
 
 /** Options of `run()`. */
 export interface RunOptions {
+  /**
+   * The conversation this run belongs to: its history enriches follow-ups and records the turn,
+   * its cache entries are its own. Without it, the engine-level history of `setConversation` /
+   * `getHistory` is used (single-user use).
+   */
+  conversation?: string;
   /** Only chunks whose metadata matches this filter are retrieved. */
   metadataFilters?: MetadataFilter;
   /** At most this many chunks in the context (default: the analysis' suggestion). */
@@ -151,8 +158,100 @@ export const telemetryOptionsSchema = z
   })
   .optional();
 
+/** Longest conversation id accepted. */
+export const MAX_CONVERSATION_ID_LENGTH = 256;
+const conversationIdSchema = z.string().min(1).max(MAX_CONVERSATION_ID_LENGTH);
+
+/** The keys `new ContextEngine(options)` knows; any other key is refused (a typo must not pass silently). */
+export const ENGINE_OPTION_KEYS = ['config', 'queryAnalyzer', 'retriever', 'chunkFilter', 'ranker', 'composer', 'guard', 'budgetAllocator', 'lengthCounter', 'logger', 'embedder', 'template', 'reranker', 'telemetry'] as const;
+
+/** The methods each injected strategy must have (optional methods are checked when present). */
+const STRATEGY_METHODS: ReadonlyArray<readonly [key: (typeof ENGINE_OPTION_KEYS)[number], required: readonly string[], optional: readonly string[], contract: string]> = [
+  ['queryAnalyzer', ['analyze'], [], 'a QueryAnalyzer'],
+  ['retriever', ['retrieve'], ['index', 'add', 'remove', 'size', 'prepareChunks'], 'a Retriever'],
+  ['chunkFilter', ['filter'], [], 'a ChunkFilter'],
+  ['ranker', ['rank'], [], 'a ChunkRanker'],
+  ['composer', ['compose'], ['truncate', 'getStats'], 'a ContextComposer'],
+  ['guard', ['check'], [], 'a ContextGuard'],
+  ['budgetAllocator', ['allocate'], [], 'a BudgetAllocator'],
+];
+
+function isObjectLike(value: unknown): value is Record<string, unknown> {
+  return (typeof value === 'object' && value !== null && !Array.isArray(value)) || typeof value === 'function';
+}
+
+/** Throws a ZerdaError naming `field` unless `options` is a plain options object (or undefined) with only `known` keys. */
+export function assertOptionsShape(options: unknown, field: string, known: readonly string[]): asserts options is Record<string, unknown> | undefined {
+  if (options === undefined) return;
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument(field, 'an options object', options);
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) {
+      throw new ZerdaError('ZERDA_INVALID_ARGUMENT', {
+        field: `${field}.${key}`,
+        expected: `a known option (one of ${known.join(', ')}; unknown keys are rejected so that typos do not pass silently)`,
+        received: `unknown key "${key}"`,
+      });
+    }
+  }
+}
+
+/**
+ * Validates the constructor options of `ContextEngine`: an object with known keys only, every
+ * injected strategy an object with the methods its stage calls (`ZERDA_INVALID_ARGUMENT` naming the
+ * option and the missing method), the length counter a function, the embedder an Embedder or a
+ * function, the logger an object of functions, the template a name or a function. Checked once, up
+ * front, so that a wrong strategy fails at construction, not as a TypeError in the middle of `run()`.
+ */
+export function validateEngineOptions(options: unknown): ContextEngineOptions {
+  assertOptionsShape(options, 'options', ENGINE_OPTION_KEYS);
+  const record = (options ?? {}) as Record<string, unknown>;
+  for (const [key, required, optional, contract] of STRATEGY_METHODS) {
+    const strategy = record[key];
+    if (strategy === undefined) continue;
+    const field = `options.${key}`;
+    if (!isObjectLike(strategy)) throw invalidArgument(field, `${contract} (an object with ${required.map((method) => `${method}()`).join(', ')})`, strategy);
+    for (const method of required) {
+      if (typeof strategy[method] !== 'function') {
+        throw new ZerdaError('ZERDA_INVALID_ARGUMENT', {
+          field: `${field}.${method}`,
+          expected: `a function: ${contract} must have ${method}()`,
+          received: strategy[method] === undefined ? `no ${method} method` : `${typeof strategy[method]} instead of a function`,
+        });
+      }
+    }
+    for (const method of optional) {
+      if (strategy[method] !== undefined && typeof strategy[method] !== 'function') {
+        throw invalidArgument(`${field}.${method}`, `a function when present (${contract}'s optional ${method}())`, strategy[method]);
+      }
+    }
+  }
+  const retriever = record.retriever as Record<string, unknown> | undefined;
+  if (retriever !== undefined && retriever.name !== undefined && typeof retriever.name !== 'string') {
+    throw invalidArgument('options.retriever.name', 'a string (the retriever name)', retriever.name);
+  }
+  if (record.lengthCounter !== undefined && typeof record.lengthCounter !== 'function') {
+    throw invalidArgument('options.lengthCounter', 'a function (text: string) => number', record.lengthCounter);
+  }
+  if (record.embedder !== undefined && !isEmbedderLike(record.embedder)) {
+    throw invalidArgument('options.embedder', 'an Embedder (an object with embed(texts)) or a function (texts) => embeddings', record.embedder);
+  }
+  if (record.logger !== undefined) {
+    const logger = record.logger;
+    if (!isObjectLike(logger)) throw invalidArgument('options.logger', 'a logger object (console- or pino-shaped)', logger);
+    for (const level of ['debug', 'info', 'warn', 'error']) {
+      if (logger[level] !== undefined && typeof logger[level] !== 'function') throw invalidArgument(`options.logger.${level}`, 'a function when present', logger[level]);
+    }
+  }
+  const template = record.template;
+  if (template !== undefined && typeof template !== 'function' && !templateNameSchema.safeParse(template).success) {
+    throw invalidArgument('options.template', `a template function or one of ${templateNameSchema.options.join(', ')}`, template);
+  }
+  return record as ContextEngineOptions;
+}
+
 export const runOptionsSchema = z
   .strictObject({
+    conversation: conversationIdSchema.optional(),
     metadataFilters: z.unknown().optional(),
     maxChunks: positiveInt.optional(),
     overrideBudget: z.number().int().nonnegative().optional(),
@@ -164,6 +263,7 @@ export const runOptionsSchema = z
 
 export const runMultiOptionsSchema = z
   .strictObject({
+    conversation: conversationIdSchema.optional(),
     metadataFilters: z.unknown().optional(),
     maxChunks: positiveInt.optional(),
     useHistory: z.boolean().optional(),
@@ -186,5 +286,35 @@ export const indexOptionsSchema = z
     sources: z.array(z.string()).optional(),
     titles: z.array(z.string()).optional(),
     metadata: z.array(z.record(z.string(), z.unknown())).optional(),
+  })
+  .optional();
+
+/** Options of the legacy `build()`. */
+export interface BuildOptions {
+  /** At most this many chunks (default: the analysis' suggestion). */
+  maxChunks?: number;
+  /** Budget in the counter's unit (default: the analysis' suggestion, capped by `composer.maxContextLength`). */
+  maxLength?: number;
+}
+
+export const buildOptionsSchema = z
+  .strictObject({
+    maxChunks: positiveInt.optional(),
+    maxLength: z.number().int().nonnegative().optional(),
+  })
+  .optional();
+
+/** Options of the legacy `buildMultiQueryContext()`. */
+export interface BuildMultiQueryOptions {
+  /** Budget shared by all queries (default `composer.maxContextLength`). */
+  globalBudget?: number;
+  /** Complexity-weighted allocation (default) or equal shares. */
+  useWeighted?: boolean;
+}
+
+export const buildMultiQueryOptionsSchema = z
+  .strictObject({
+    globalBudget: z.number().int().nonnegative().optional(),
+    useWeighted: z.boolean().optional(),
   })
   .optional();

@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { STATIC_GLOVE_MODEL_ID } from './model-presets.js';
+import { invalidArgument } from '@zerda/types';
 
 /** Environment variable that overrides where zerda looks for (and downloads) models. */
 export const MODELS_DIRECTORY_VARIABLE = 'ZERDA_MODELS_DIR';
@@ -90,6 +91,14 @@ export function findModelFiles(options: {
   revision: string;
   files: string[];
 }): ModelFileSearch {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
+  const known = ['modelId', 'localModelPath', 'cacheDir', 'allowLocalModels', 'revision', 'files'];
+  for (const key of Object.keys(options)) if (!known.includes(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${known.join(', ')})`, `unknown key "${key}"`);
+  for (const key of ['modelId', 'localModelPath', 'cacheDir', 'revision'] as const) {
+    if (typeof options[key] !== 'string') throw invalidArgument(`options.${key}`, 'a string', options[key]);
+  }
+  if (typeof options.allowLocalModels !== 'boolean') throw invalidArgument('options.allowLocalModels', 'a boolean', options.allowLocalModels);
+  if (!Array.isArray(options.files) || options.files.some((file) => typeof file !== 'string')) throw invalidArgument('options.files', 'an array of file names (strings)', options.files);
   const segments = options.modelId.split('/');
   const folders: string[] = [];
   const cacheFolder =

@@ -4,7 +4,12 @@ import type { ScoredTuple } from './legacy-tuple.js';
 
 function toTuples(chunks: readonly ScoredChunk[]): ScoredTuple<DocumentChunk>[] {
   if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of scored chunks', chunks);
-  return chunks.map((scored): ScoredTuple<DocumentChunk> => [scored.chunk, scored.score]);
+  return chunks.map((scored, index): ScoredTuple<DocumentChunk> => {
+    if (scored === null || typeof scored !== 'object' || scored.chunk === null || typeof scored.chunk !== 'object' || typeof scored.score !== 'number') {
+      throw invalidArgument(`chunks[${index}]`, 'a scored chunk { chunk, score }', scored);
+    }
+    return [scored.chunk, scored.score];
+  });
 }
 
 /**

@@ -142,19 +142,22 @@ async function acquireFileLock(directory: string, operation: string): Promise<()
  * never blocks the next save. Resolves with the operation's result; the lock is released either way.
  */
 export async function withDirectoryLock<T>(directory: string, operation: () => Promise<T>, name = 'save'): Promise<T> {
-  try {
-    await mkdir(directory, { recursive: true });
-  } catch (error) {
-    throw ioError(name, directory, error);
-  }
-  const key = await realpath(directory).catch(() => resolve(directory));
-  const previous = queues.get(key) ?? Promise.resolve();
+  // The turn is taken before the first await, so operations run in call order; two spellings of
+  // one directory (a symlink) queue apart here but still exclude each other through the file lock.
+  const queueKey = resolve(directory);
+  const previous = queues.get(queueKey) ?? Promise.resolve();
   let release!: () => void;
   const turn = new Promise<void>((done) => (release = done));
   const tail = previous.then(() => turn);
-  queues.set(key, tail);
-  await previous;
+  queues.set(queueKey, tail);
   try {
+    await previous;
+    try {
+      await mkdir(directory, { recursive: true });
+    } catch (error) {
+      throw ioError(name, directory, error);
+    }
+    const key = await realpath(directory).catch(() => queueKey);
     let unlock: () => Promise<void>;
     try {
       unlock = await acquireFileLock(key, name);
@@ -168,6 +171,6 @@ export async function withDirectoryLock<T>(directory: string, operation: () => P
     }
   } finally {
     release();
-    if (queues.get(key) === tail) queues.delete(key);
+    if (queues.get(queueKey) === tail) queues.delete(queueKey);
   }
 }

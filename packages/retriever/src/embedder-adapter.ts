@@ -6,7 +6,7 @@ import {
   type EmbedFunction,
   type Embedder,
 } from '@zerda/types';
-import { throwIfAborted } from './retrieve-options.js';
+import { optionsObject, rejectUnknownOptions, throwIfAborted } from './retrieve-options.js';
 
 /** Progress of a batched embedding pass. */
 export interface EmbeddingProgress {
@@ -60,6 +60,13 @@ export function toEmbedder(value: unknown, field = 'options.embedder'): Embedder
  * failures become `ZERDA_BACKEND_ERROR` (component `embedder`) unless they already are ZerdaErrors.
  */
 export async function embedTexts(embedder: Embedder, texts: readonly string[], options: EmbedTextsOptions): Promise<Float32Array[]> {
+  if (embedder === null || typeof embedder !== 'object' || typeof embedder.embed !== 'function') throw invalidArgument('embedder', 'an Embedder (see toEmbedder)', embedder);
+  if (!Array.isArray(texts) || texts.some((text) => typeof text !== 'string')) throw invalidArgument('texts', 'an array of strings', texts);
+  rejectUnknownOptions(optionsObject(options, 'options'), ['kind', 'batchSize', 'onProgress', 'signal', 'dimensions', 'fieldOf'], 'options');
+  if (options.kind !== 'query' && options.kind !== 'document') throw invalidArgument('options.kind', 'one of "query", "document"', options.kind);
+  if (options.batchSize !== undefined && (typeof options.batchSize !== 'number' || !Number.isInteger(options.batchSize) || options.batchSize < 1)) {
+    throw invalidArgument('options.batchSize', 'a positive integer', options.batchSize);
+  }
   const batchSize = options.batchSize ?? 64;
   const vectors: Float32Array[] = [];
   let dimensions = options.dimensions;

@@ -24,13 +24,20 @@ function checkK(k: number): void {
   if (!Number.isInteger(k) || k < 1) throw invalidArgument('k', 'a positive integer', k);
 }
 
+/** Checks the arguments every metric takes: a ranked list of ids, judgements as a Map of grades, k. */
+function checkArguments(ranked: unknown, judgements: unknown, k: number): void {
+  if (!Array.isArray(ranked) || ranked.some((id) => typeof id !== 'string')) throw invalidArgument('ranked', 'an array of document ids (strings)', ranked);
+  if (!(judgements instanceof Map)) throw invalidArgument('judgements', 'a Map of document id to grade', judgements);
+  checkK(k);
+}
+
 /**
  * nDCG@k with linear gains: Σ grade / log2(rank + 1) over the first k results, divided by the same
  * sum for the ideal ordering of all judged documents. 0 when the query has no relevant document.
  * Repeated ids count once (the first occurrence).
  */
 export function ndcgAtK(ranked: readonly string[], judgements: Judgements, k: number): number {
-  checkK(k);
+  checkArguments(ranked, judgements, k);
   const seen = new Set<string>();
   let dcg = 0;
   let rank = 0;
@@ -50,7 +57,7 @@ export function ndcgAtK(ranked: readonly string[], judgements: Judgements, k: nu
 
 /** Recall@k: share of the relevant documents found in the first k results (0 when none is relevant). */
 export function recallAtK(ranked: readonly string[], judgements: Judgements, k: number): number {
-  checkK(k);
+  checkArguments(ranked, judgements, k);
   const relevant = relevantCount(judgements);
   if (relevant === 0) return 0;
   const found = new Set<string>();
@@ -60,7 +67,7 @@ export function recallAtK(ranked: readonly string[], judgements: Judgements, k: 
 
 /** Reciprocal rank of the first relevant result within the first k (0 when there is none). */
 export function reciprocalRankAtK(ranked: readonly string[], judgements: Judgements, k: number): number {
-  checkK(k);
+  checkArguments(ranked, judgements, k);
   const limit = Math.min(k, ranked.length);
   for (let index = 0; index < limit; index++) if ((judgements.get(ranked[index]!) ?? 0) > 0) return 1 / (index + 1);
   return 0;
@@ -81,6 +88,8 @@ export interface EvaluationSummary {
  * relevant document; a query missing from the run counts as an empty ranking.
  */
 export function evaluateRun(run: Run, qrels: Qrels): EvaluationSummary {
+  if (!(run instanceof Map)) throw invalidArgument('run', 'a Map of query id to ranked document ids', run);
+  if (!(qrels instanceof Map)) throw invalidArgument('qrels', 'a Map of query id to judgements', qrels);
   let queries = 0;
   const totals = { ndcgAt10: 0, recallAt10: 0, recallAt100: 0, mrrAt10: 0 };
   for (const [queryId, judgements] of qrels) {

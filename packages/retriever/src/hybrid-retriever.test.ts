@@ -252,3 +252,96 @@ describe('HybridRetriever: real retrievers on Arabic and English', () => {
     expect((await hybrid.retrieve('برمجة Python')).every((result) => result.chunk.docId === 'en')).toBe(true);
   });
 });
+
+describe('HybridRetriever: one corpus generation per retrieval (issue 15, defect 9)', () => {
+  /** An embedder whose document embeddings wait until `release()` is called. */
+  class GatedEmbedder extends HashingEmbedder {
+    private gate: Promise<void> | undefined;
+    private open: (() => void) | undefined;
+    documentCallStarted: Promise<void>;
+    private started: (() => void) | undefined;
+    constructor() {
+      super();
+      this.documentCallStarted = new Promise((resolve) => (this.started = resolve));
+    }
+    hold(): void {
+      this.gate = new Promise((resolve) => (this.open = resolve));
+    }
+    release(): void {
+      this.open?.();
+      this.gate = undefined;
+    }
+    override async embed(texts: string[], options?: { kind?: 'query' | 'document' }): Promise<Float32Array[]> {
+      if (options?.kind === 'document' && this.gate) {
+        this.started?.();
+        await this.gate;
+      }
+      return super.embed(texts, options);
+    }
+  }
+
+  const base = [toDocumentChunk({ id: 'old', docId: 'old', text: 'an old note about gardening' })];
+  const fresh = toDocumentChunk({ id: 'new', docId: 'new', text: 'zebra migration across the savanna' });
+
+  it('a retrieval during an add sees neither sub-retriever change until both have the new chunk', async () => {
+    const embedder = new GatedEmbedder();
+    const hybrid = new HybridRetriever({ retrievers: [new VectorRetriever({ embedder }), new KeywordRetriever()] });
+    await hybrid.index(base);
+    embedder.hold();
+    const adding = hybrid.add([fresh]);
+    await embedder.documentCallStarted;
+    // Give the keyword side every chance to finish its part of the write.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const during = await hybrid.retrieve('zebra savanna migration', { topK: 5 });
+    // Before the fix the keyword side already held "new" while the vector side did not.
+    expect(during.map((hit) => hit.chunk.id)).not.toContain('new');
+    embedder.release();
+    await adding;
+    const after = await hybrid.retrieve('zebra savanna migration', { topK: 5 });
+    const hit = after.find((result) => result.chunk.id === 'new');
+    expect(hit?.retrievers).toEqual(expect.arrayContaining(['vector', 'keyword']));
+    expect(hit?.scores.vector).toBeTypeOf('number');
+    expect(hit?.scores.keyword).toBeTypeOf('number');
+  });
+
+  it('a retrieval that arrives while a slow sub-retriever commits waits and then sees every sub-retriever new', async () => {
+    let finishSlow: () => void = () => {};
+    const slowWrite = new Promise<void>((resolve) => (finishSlow = resolve));
+    const keyword = new KeywordRetriever();
+    await keyword.index(base);
+    const slow: Retriever & { chunks: DocumentChunk[] } = {
+      name: 'slow',
+      chunks: [...base],
+      async retrieve() {
+        return this.chunks.map((value) => ({ chunk: value, score: 1, scores: { slow: 1 }, retrievers: ['slow'] }));
+      },
+      async add(chunks: DocumentChunk[]) {
+        await slowWrite;
+        this.chunks.push(...chunks);
+      },
+    };
+    const hybrid = new HybridRetriever({ retrievers: [slow, keyword] });
+    const adding = hybrid.add([fresh]);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const reading = hybrid.retrieve('zebra', { topK: 5 });
+    let settled = false;
+    void reading.then(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(settled).toBe(false);
+    finishSlow();
+    await adding;
+    const results = await reading;
+    const hit = results.find((result) => result.chunk.id === 'new');
+    expect(hit?.retrievers).toEqual(expect.arrayContaining(['slow', 'keyword']));
+  });
+
+  it('keeps writes in call order and a failed write does not block later ones', async () => {
+    const embedder = new HashingEmbedder();
+    const hybrid = new HybridRetriever({ retrievers: [new VectorRetriever({ embedder }), new KeywordRetriever()] });
+    const writes = [hybrid.index(base), hybrid.add([fresh]), hybrid.add([{ docId: '' } as never]).catch((error: unknown) => error), hybrid.remove(['old'])];
+    const outcomes = await Promise.all(writes);
+    expect(ZerdaError.isInstance(outcomes[2])).toBe(true);
+    const results = await hybrid.retrieve('zebra gardening', { topK: 5 });
+    expect(results.map((result) => result.chunk.id)).toEqual(['new']);
+  });
+});

@@ -17,8 +17,9 @@ import {
   readSnapshotJson,
   writeSnapshotJson,
 } from '@zerda/types';
-import { WriteQueue } from './write-queue.js';
 import { maximalMarginalRelevance } from './mmr.js';
+import { ReadWriteGate } from './read-write-gate.js';
+import { WriteQueue } from './write-queue.js';
 import { optionsObject, parseDocIds, parseName, parseRetrieveOptions, rejectUnknownOptions, renameErrorField } from './retrieve-options.js';
 
 /** How sub-retriever lists are fused. */
@@ -83,7 +84,12 @@ interface FusedEntry {
  * to the chunk ranked earliest by any retriever. Optional MMR diversifies the final list.
  *
  * A failing sub-retriever fails the call with a ZerdaError naming it (`details.retriever`).
- * `index`, `add` and `remove` fan out to the sub-retrievers that support them.
+ * `index`, `add` and `remove` fan out to the sub-retrievers that support them, in call order.
+ *
+ * One corpus generation per read: a write first does its slow part without changing anything
+ * (each sub-retriever's `prepareChunks`, e.g. embedding), then commits to every sub-retriever at
+ * once while no retrieval runs; a retrieval that arrives meanwhile waits for the commit. So a
+ * retrieval never fuses one sub-retriever's new corpus with another's old one.
  */
 export class HybridRetriever implements Retriever {
   readonly name: string;
@@ -95,6 +101,7 @@ export class HybridRetriever implements Retriever {
   readonly topK: number;
   readonly mmr: { lambda: number; fetchK: number | undefined } | undefined;
   /** Writes fan out in call order, and a snapshot sees all sub-retrievers at the same point. */
+  private readonly gate = new ReadWriteGate();
   private readonly writes = new WriteQueue();
 
   constructor(options: HybridRetrieverOptions) {
@@ -159,7 +166,7 @@ export class HybridRetriever implements Retriever {
     if (filter) subOptions.filter = filter;
     if (analysis) subOptions.analysis = analysis;
     if (signal) subOptions.signal = signal;
-    const settled = await Promise.allSettled(active.map((retriever) => retriever.retrieve(query, subOptions)));
+    const settled = await this.gate.read(() => Promise.allSettled(active.map((retriever) => retriever.retrieve(query, subOptions))));
     const lists: ScoredChunk[][] = [];
     settled.forEach((outcome, index) => {
       const retriever = active[index]!;
@@ -176,19 +183,19 @@ export class HybridRetriever implements Retriever {
   /** Replaces the corpus of every sub-retriever that has `index` (options such as `onProgress` are passed on). */
   async index(chunks: DocumentChunk[], options?: unknown): Promise<void> {
     toDocumentChunks(chunks, 'chunks');
-    await this.writes.run(() => this.fanOut('index', (retriever) => (retriever.index ? () => (retriever.index as (chunks: DocumentChunk[], options?: unknown) => Promise<void>)(chunks, options) : undefined)));
+    await this.writeChunks('index', chunks, options);
   }
 
   /** Adds (or updates) chunks in every sub-retriever that has `add`. */
   async add(chunks: DocumentChunk[], options?: unknown): Promise<void> {
     toDocumentChunks(chunks, 'chunks');
-    await this.writes.run(() => this.fanOut('add', (retriever) => (retriever.add ? () => (retriever.add as (chunks: DocumentChunk[], options?: unknown) => Promise<void>)(chunks, options) : undefined)));
+    await this.writeChunks('add', chunks, options);
   }
 
   /** Removes the documents from every sub-retriever that has `remove`. */
   async remove(docIds: string[]): Promise<void> {
     const ids = parseDocIds(docIds, 'docIds');
-    await this.writes.run(() => this.fanOut('remove', (retriever) => (retriever.remove ? () => retriever.remove!(ids) : undefined)));
+    await this.writes.run(() => this.gate.write(() => this.fanOut('remove', (retriever) => (retriever.remove ? () => retriever.remove!(ids) : undefined))));
   }
 
   /**
@@ -222,13 +229,13 @@ export class HybridRetriever implements Retriever {
     if (recorded.length !== names.length || recorded.some((entry, position) => entry?.name !== names[position])) {
       throw invalidArgument('retrievers', `the snapshot's retrievers ${JSON.stringify(recorded.map((entry) => entry?.name))}, in that order`, `retrievers ${JSON.stringify(names)}`);
     }
-    await this.writes.run(async () => {
+    await this.writes.run(() => this.gate.write(async () => {
       for (const [position, retriever] of this.retrievers.entries()) {
         if (!recorded[position]!.inSnapshot) continue;
         if (typeof retriever.readSnapshot !== 'function') throw invalidArgument(`retrievers[${position}]`, `a retriever that reads the snapshot of "${retriever.name}" (it has readSnapshot)`, retriever);
         await retriever.readSnapshot(reader.scope(`retrievers/${position}`));
       }
-    });
+    }));
   }
 
   /** Neighbouring chunks (see `Retriever.neighbors`) from the first sub-retriever that can look them up; none otherwise. */
@@ -240,6 +247,30 @@ export class HybridRetriever implements Retriever {
     } catch (error) {
       throw subRetrieverError(source.name, 'neighbors', error);
     }
+  }
+
+  /** Prepares every sub-retriever's chunks (nothing changes yet), then commits them all while no read runs. */
+  private writeChunks(operation: 'index' | 'add', chunks: DocumentChunk[], options: unknown): Promise<void> {
+    return this.writes.run(async () => {
+      const writers = this.retrievers.map((retriever) => (retriever as unknown as Record<string, unknown>)[operation] as ((chunks: DocumentChunk[], options?: unknown) => Promise<void>) | undefined);
+      const prepared = await Promise.all(
+        this.retrievers.map(async (retriever, index) => {
+          if (writers[index] === undefined || typeof retriever.prepareChunks !== 'function') return chunks;
+          try {
+            return await retriever.prepareChunks(chunks, options);
+          } catch (error) {
+            throw subRetrieverError(retriever.name, operation, error);
+          }
+        }),
+      );
+      await this.gate.write(() =>
+        this.fanOut(operation, (retriever) => {
+          const index = this.retrievers.indexOf(retriever);
+          const write = writers[index];
+          return write ? () => write.call(retriever, prepared[index]!, options) : undefined;
+        }),
+      );
+    });
   }
 
   /** The largest size reported by a sub-retriever (0 when none reports one). */

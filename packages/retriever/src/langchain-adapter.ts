@@ -148,7 +148,8 @@ export const ZERDA_METADATA_KEY = 'zerda';
  * A zerda chunk as a LangChain Document: `pageContent` = text; metadata = the chunk's metadata
  * plus `zerda: { id, docId, source, title?, position, timestamp? }`, so the chunk reads back exactly.
  */
-export function chunkToLangChainDocument(chunk: DocumentChunk): LangChainDocument {
+export function chunkToLangChainDocument(input: DocumentChunk): LangChainDocument {
+  const chunk = toDocumentChunk(input, 0, 'chunk');
   const own: Record<string, unknown> = { id: chunk.id, docId: chunk.docId, source: chunk.source, position: { ...chunk.position } };
   if (chunk.title !== undefined) own.title = chunk.title;
   if (chunk.timestamp !== undefined) own.timestamp = chunk.timestamp;

@@ -1,4 +1,5 @@
 import { cosineSimilarity, invalidArgument, type ScoredChunk } from '@zerda/types';
+import { optionsObject, rejectUnknownOptions } from './retrieve-options.js';
 
 /** Options of {@link maximalMarginalRelevance}. */
 export interface MmrOptions {
@@ -16,8 +17,17 @@ export interface MmrOptions {
  * chunk records its marginal value as `scores.mmr`; `score` is left as it was.
  */
 export function maximalMarginalRelevance(candidates: readonly ScoredChunk[], options: MmrOptions): ScoredChunk[] {
-  const { lambda, topK } = options;
-  if (!(lambda >= 0 && lambda <= 1)) throw invalidArgument('mmr.lambda', 'a number in [0, 1]', lambda);
+  if (!Array.isArray(candidates)) throw invalidArgument('candidates', 'an array of scored chunks', candidates);
+  const record = optionsObject(options, 'mmr');
+  rejectUnknownOptions(record, ['lambda', 'topK'], 'mmr');
+  const { lambda, topK } = record as Partial<MmrOptions>;
+  if (typeof lambda !== 'number' || !(lambda >= 0 && lambda <= 1)) throw invalidArgument('mmr.lambda', 'a number in [0, 1]', lambda);
+  if (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 0) throw invalidArgument('mmr.topK', 'a non-negative integer', topK);
+  candidates.forEach((candidate, index) => {
+    if (candidate === null || typeof candidate !== 'object' || typeof candidate.score !== 'number' || !Number.isFinite(candidate.score) || candidate.chunk === null || typeof candidate.chunk !== 'object') {
+      throw invalidArgument(`candidates[${index}]`, 'a scored chunk { chunk, score } with a finite score', candidate);
+    }
+  });
   const count = candidates.length;
   if (count === 0 || topK <= 0) return [];
   let minimum = Number.POSITIVE_INFINITY;
@@ -42,6 +52,7 @@ export function maximalMarginalRelevance(candidates: readonly ScoredChunk[], opt
         best = index;
       }
     }
+    if (best < 0) break;
     picked[best] = 1;
     const chosen = candidates[best]!;
     selected.push({ ...chosen, scores: { ...chosen.scores, mmr: bestValue } });

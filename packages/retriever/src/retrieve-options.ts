@@ -12,6 +12,9 @@ import {
 /** The retrieval section of the engine configuration with every default filled in. */
 export const RETRIEVAL_DEFAULTS: RetrievalConfig = resolveConfigSection('retrieval', {});
 
+/** The keys `retrieve(query, options)` knows. */
+const RETRIEVE_OPTION_KEYS = ['topK', 'filter', 'analysis', 'signal'] as const;
+
 /** Retrieve options after validation, with the default `topK` applied. */
 export interface ParsedRetrieveOptions {
   topK: number;
@@ -28,9 +31,10 @@ export interface ParsedRetrieveOptions {
  */
 export function parseRetrieveOptions(query: unknown, options: unknown, defaultTopK: number = RETRIEVAL_DEFAULTS.topK): ParsedRetrieveOptions {
   if (typeof query !== 'string') throw invalidArgument('query', 'a string', query);
-  if (options === undefined || options === null) return { topK: defaultTopK, filter: undefined, analysis: undefined, signal: undefined };
-  if (typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
+  if (options === undefined) return { topK: defaultTopK, filter: undefined, analysis: undefined, signal: undefined };
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
   const record = options as Record<string, unknown>;
+  rejectUnknownOptions(record, RETRIEVE_OPTION_KEYS, 'options');
   const topK = record.topK ?? defaultTopK;
   if (typeof topK !== 'number' || !Number.isInteger(topK) || topK < 0) throw invalidArgument('options.topK', 'a non-negative integer', record.topK);
   const filter = record.filter === undefined ? undefined : parseMetadataFilter(record.filter, 'options.filter');

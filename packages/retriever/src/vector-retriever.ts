@@ -248,6 +248,18 @@ export class VectorRetriever implements Retriever {
     });
   }
 
+  /**
+   * Embeds the chunks that carry no embedding (kind `document`, in batches, with `onProgress`) and
+   * returns them with their embeddings, changing nothing: `add`/`index` of the result then only
+   * write. HybridRetriever calls it ahead of a write so that reads do not wait for embedding.
+   */
+  async prepareChunks(chunks: DocumentChunk[], options?: VectorIndexOptions): Promise<DocumentChunk[]> {
+    const validated = toDocumentChunks(chunks, 'chunks');
+    const parsed = parseIndexOptions(options, this.batchSize);
+    if (!this.addToStore) return validated;
+    return this.prepare(validated, parsed, this.currentStore);
+  }
+
   /** Adds or replaces (by id) chunks, embedding those without an embedding. */
   async add(chunks: DocumentChunk[], options?: VectorIndexOptions): Promise<void> {
     const validated = toDocumentChunks(chunks, 'chunks');

@@ -1,6 +1,7 @@
 import { createError } from '@zerda/types';
 import type { StemmerAr } from '@nlpjs/lang-ar';
 import { BoundedCache } from './bounded-cache.js';
+import { MAX_STEMMED_LENGTH } from './english-stemmer.js';
 import { requireString } from './input-validation.js';
 import { nodeRequire } from './node-require.js';
 
@@ -40,8 +41,14 @@ function loadStemmer(): StemmerAr {
   return fromModule(require('@nlpjs/lang-ar') as LangAr);
 }
 
-/** Internal: snowballStemArabic without validation. */
+/**
+ * Internal: snowballStemArabic without validation. A "word" longer than {@link MAX_STEMMED_LENGTH}
+ * UTF-16 units is no Arabic word (the longest, with every clitic attached, have about 15 letters)
+ * and the @nlpjs implementation is superlinear on it (a letter followed by 100 KB of combining marks
+ * took seconds): it is returned unstemmed, as the Porter2 path does.
+ */
 export function snowballStem(word: string): string {
+  if (word.length > MAX_STEMMED_LENGTH) return word;
   const cached = cache.get(word);
   if (cached !== undefined) return cached;
   const instance = loadStemmer();
@@ -57,6 +64,7 @@ export function snowballStem(word: string): string {
  * `@nlpjs/lang-ar`, loaded on first call (in browsers and workers, after
  * {@link loadSnowballStemmer}). More aggressive than {@link stemArabic}: it also removes verb
  * prefixes and pronoun suffixes (يكتبون → يكتب, المكتبة → مكتب). Input should be normalised.
+ * Words longer than `MAX_STEMMED_LENGTH` (64) UTF-16 units are returned unchanged.
  */
 export function snowballStemArabic(word: string): string {
   requireString(word, 'word');

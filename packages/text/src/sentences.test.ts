@@ -80,3 +80,10 @@ describe('splitSentences', () => {
     expect(() => splitSentences(1 as unknown as string)).toThrow('text must be a string, got number 1');
   });
 });
+
+describe('splitSentences on runs of terminators (issue 15, defect 6)', () => {
+  it('splits 300,000 dots followed by a letter at once', () => {
+    const text = `${'.'.repeat(300_000)}x and more. Next sentence.`;
+    expect(splitSentences(text).map((sentence) => sentence.text)).toEqual([`${'.'.repeat(300_000)}x and more.`, 'Next sentence.']);
+  });
+});

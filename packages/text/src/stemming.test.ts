@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { snowballStemArabic } from './arabic-snowball-stemmer.js';
 import { stemArabic } from './arabic-stemmer.js';
-import { stemEnglish } from './english-stemmer.js';
+import { MAX_STEMMED_LENGTH, stemEnglish } from './english-stemmer.js';
 import { normalizeArabic } from './normalization.js';
 import { ARABIC_STOPWORDS, ENGLISH_STOPWORDS, isStopword } from './stopwords.js';
 
@@ -36,6 +36,16 @@ describe('snowballStemArabic', () => {
   it('stems like the Snowball Arabic algorithm', () => {
     expect(snowballStemArabic('المكتبة')).toBe('مكتب');
     expect(snowballStemArabic('يكتبون')).toBe('يكتب');
+  });
+  it('returns a "word" longer than MAX_STEMMED_LENGTH unchanged, as the analyzer path does (issue 15, defect 6)', () => {
+    // A letter followed by combining marks: the Snowball implementation is superlinear on it.
+    const long = 'ب' + '\u064E'.repeat(MAX_STEMMED_LENGTH);
+    expect(snowballStemArabic(long)).toBe(long);
+    const huge = 'ب' + '\u064E'.repeat(100_000);
+    expect(snowballStemArabic(huge)).toBe(huge);
+    // At the limit it still stems.
+    const atLimit = 'ب' + '\u064E'.repeat(MAX_STEMMED_LENGTH - 1);
+    expect(snowballStemArabic(atLimit)).not.toBe(atLimit);
   });
   it('rejects non-strings', () => {
     expect(() => snowballStemArabic(null as unknown as string)).toThrow('word must be a string, got null');

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { invalidArgument } from './errors.js';
 import { parseOrThrow } from './validation.js';
 
 const unit = z.number().min(0).max(1);
@@ -22,6 +23,12 @@ export const analyzerConfigSchema = z
     /** Word count from which a query is at least moderate / complex. */
     moderateWords: positiveInt.default(8),
     complexWords: positiveInt.default(20),
+    /**
+     * Longest query accepted, in characters (Unicode code points). A longer one is refused with a
+     * ZerdaError (`ZERDA_INVALID_ARGUMENT`) before any stage sees it: a query is a question, not a
+     * document, and every stage's cost grows with it.
+     */
+    maxQueryLength: positiveInt.default(32_768),
   })
   .prefault({});
 
@@ -173,6 +180,10 @@ export const multiTurnConfigSchema = z
     maxTurns: positiveInt.default(20),
     /** Recent turns used to enrich a follow-up query. */
     enrichTurns: z.number().int().nonnegative().default(2),
+    /** Live conversations an engine keeps (`run(q, { conversation })`); the least recently used is forgotten first. */
+    maxConversations: positiveInt.default(1000),
+    /** A conversation idle this long (ms) is forgotten. */
+    conversationTtlMs: positiveInt.default(30 * 60_000),
   })
   .prefault({});
 
@@ -239,6 +250,10 @@ export function resolveConfig(input: unknown = {}): ContextEngineConfig {
 
 /** Resolves one section on its own, for strategies used outside the engine. */
 export function resolveConfigSection<K extends keyof ContextEngineConfig>(section: K, input: unknown = {}): ContextEngineConfig[K] {
-  const schema = contextEngineConfigSchema.unwrap().shape[section] as unknown as z.ZodType<ContextEngineConfig[K]>;
+  const shape = contextEngineConfigSchema.unwrap().shape;
+  if (typeof section !== 'string' || !Object.prototype.hasOwnProperty.call(shape, section)) {
+    throw invalidArgument('section', `a configuration section (one of ${Object.keys(shape).join(', ')})`, section);
+  }
+  const schema = shape[section] as unknown as z.ZodType<ContextEngineConfig[K]>;
   return parseOrThrow(schema, input ?? {}, `config.${section}`, 'ZERDA_INVALID_CONFIG');
 }

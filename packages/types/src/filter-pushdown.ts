@@ -45,6 +45,16 @@ export function leaf(field: string, operator: string, operand: unknown): Pushed 
   return exactly({ kind: 'clause', value: { [field]: { [operator]: operand } } });
 }
 
+function checkParts(parts: unknown): asserts parts is readonly Pushed[] {
+  if (!Array.isArray(parts)) throw invalidArgument('parts', 'an array of pushed-down parts', parts);
+  parts.forEach((part: Pushed | null | undefined, index) => {
+    const kind = part?.node?.kind;
+    if (part === null || typeof part !== 'object' || typeof part.exact !== 'boolean' || (kind !== 'true' && kind !== 'false' && kind !== 'clause')) {
+      throw invalidArgument(`parts[${index}]`, 'a pushed-down part ({ node, exact }, from leaf, exactly, constant or SUPERSET)', part);
+    }
+  });
+}
+
 function clausesOf(parts: readonly Pushed[]): BackendClause[] {
   return parts.flatMap((part) => (part.node.kind === 'clause' ? [part.node.value] : []));
 }
@@ -54,7 +64,7 @@ function clausesOf(parts: readonly Pushed[]): BackendClause[] {
  * proves nothing matches); TRUE parts drop out; a single clause stands alone (`$and` needs two).
  */
 export function allOf(parts: readonly Pushed[]): Pushed {
-  if (!Array.isArray(parts)) throw invalidArgument('parts', 'an array of pushed-down parts', parts);
+  checkParts(parts);
   if (parts.some((part) => part.node.kind === 'false')) return constant(false);
   const isExact = parts.every((part) => part.exact);
   const kept = clausesOf(parts);
@@ -68,7 +78,7 @@ export function allOf(parts: readonly Pushed[]): Pushed {
  * FALSE parts drop out; a single clause stands alone (`$or` needs two).
  */
 export function anyOf(parts: readonly Pushed[]): Pushed {
-  if (!Array.isArray(parts)) throw invalidArgument('parts', 'an array of pushed-down parts', parts);
+  checkParts(parts);
   if (parts.some((part) => part.node.kind === 'true' && part.exact)) return constant(true);
   if (parts.some((part) => part.node.kind === 'true')) return SUPERSET;
   const isExact = parts.every((part) => part.exact);

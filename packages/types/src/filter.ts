@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { JsonValue, Metadata } from './json.js';
-import { invalidArgument } from './errors.js';
+import { FILTER_LIMITS, assertStructureLimits } from './bounds.js';
+import { ZerdaError, invalidArgument } from './errors.js';
 import { parseOrThrow } from './validation.js';
 
 /**
@@ -97,6 +98,13 @@ export const metadataFilterSchema: z.ZodType<MetadataFilter> = z.lazy(() =>
         ctx.addIssue({ code: 'custom', path: [key], message: 'a field name or one of the logical operators $and, $or, $not' });
       } else if (key.length === 0) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'field names must not be empty' });
+      } else if (Array.isArray(value)) {
+        // `{ tags: ['faq'] }` reads naturally but is not the language: say so, and name the operator meant.
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `a filter value (a string, finite number, boolean, null or an operator object); an array is not a filter value — to match any of several values write { ${JSON.stringify(key)}: { $in: [...] } }`,
+        });
       } else {
         const parsed = fieldConditionSchema.safeParse(value);
         if (!parsed.success) {
@@ -114,8 +122,13 @@ export const metadataFilterSchema: z.ZodType<MetadataFilter> = z.lazy(() =>
   }) as unknown as z.ZodType<MetadataFilter>,
 );
 
-/** Validates a filter (throws a ZerdaError with code ZERDA_INVALID_FILTER naming the offending path). */
+/**
+ * Validates a filter (throws a ZerdaError with code ZERDA_INVALID_FILTER naming the offending path).
+ * A filter nested deeper than {@link FILTER_LIMITS} (64 levels; an `$and`/`$or` level takes two) or
+ * holding more than 100,000 values is refused before anything recurses into it.
+ */
 export function parseMetadataFilter(filter: unknown, field = 'filter'): MetadataFilter {
+  assertStructureLimits(filter, field, FILTER_LIMITS, 'ZERDA_INVALID_FILTER', 'a filter');
   return parseOrThrow(metadataFilterSchema, filter, field, 'ZERDA_INVALID_FILTER');
 }
 
@@ -239,14 +252,27 @@ export function matchesFilter(target: FilterTarget | Metadata, filter: MetadataF
   if (!filter) return true;
   const isTarget = typeof (target as FilterTarget).metadata === 'object' && (target as FilterTarget).metadata !== null && !Array.isArray((target as FilterTarget).metadata);
   const metadata = isTarget ? (target as FilterTarget).metadata : (target as Metadata);
+  return matchesAt(target, isTarget, metadata, filter, 1);
+}
+
+function matchesAt(target: FilterTarget | Metadata, isTarget: boolean, metadata: Metadata, filter: MetadataFilter, depth: number): boolean {
+  // A validated filter is at most FILTER_LIMITS.maxDepth deep; an unvalidated one handed straight to
+  // matchesFilter must fail with an error, not overflow the stack. (Logical levels use two each.)
+  if (depth > FILTER_LIMITS.maxDepth) {
+    throw new ZerdaError('ZERDA_INVALID_FILTER', {
+      field: 'filter',
+      expected: `a filter nested at most ${FILTER_LIMITS.maxDepth} levels deep (validate it with parseMetadataFilter)`,
+      received: `a filter nested more than ${FILTER_LIMITS.maxDepth} levels deep (or a cycle)`,
+    });
+  }
   for (const [key, condition] of Object.entries(filter)) {
     if (condition === undefined) continue;
     if (key === '$and') {
-      if (!(condition as MetadataFilter[]).every((sub) => matchesFilter(target, sub))) return false;
+      if (!(condition as MetadataFilter[]).every((sub) => matchesAt(target, isTarget, metadata, sub, depth + 2))) return false;
     } else if (key === '$or') {
-      if (!(condition as MetadataFilter[]).some((sub) => matchesFilter(target, sub))) return false;
+      if (!(condition as MetadataFilter[]).some((sub) => matchesAt(target, isTarget, metadata, sub, depth + 2))) return false;
     } else if (key === '$not') {
-      if (matchesFilter(target, condition as MetadataFilter)) return false;
+      if (matchesAt(target, isTarget, metadata, condition as MetadataFilter, depth + 1)) return false;
     } else {
       let stored: JsonValue | undefined;
       if (isTarget && key === 'docId') stored = (target as FilterTarget).docId;
@@ -264,6 +290,7 @@ export function matchesFilter(target: FilterTarget | Metadata, filter: MetadataF
  */
 export function canonicalFilterKey(filter: MetadataFilter | undefined): string {
   if (!filter) return '';
+  assertStructureLimits(filter, 'filter', FILTER_LIMITS, 'ZERDA_INVALID_FILTER', 'a filter');
   const canonical = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(canonical);
     if (value && typeof value === 'object') {

@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './validation.js';
+export * from './bounds.js';
 export * from './json.js';
 export * from './chunk.js';
 export * from './filter.js';

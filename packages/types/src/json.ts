@@ -1,4 +1,6 @@
 import * as z from 'zod';
+import { METADATA_LIMITS, assertStructureLimits } from './bounds.js';
+import { ZerdaError } from './errors.js';
 
 export type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
@@ -28,6 +30,14 @@ const PROTOTYPE_KEYS = new Set(['__proto__']);
 export const metadataSchema = z
   .custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { message: 'an object' })
   .superRefine((value, ctx) => {
+    // Checked before the recursive record schema runs: a deeply nested value would overflow the stack there.
+    try {
+      assertStructureLimits(value, 'metadata', METADATA_LIMITS, 'ZERDA_INVALID_ARGUMENT', 'metadata');
+    } catch (error) {
+      if (!ZerdaError.isInstance(error)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.details.expected ?? 'smaller metadata' });
+      return;
+    }
     for (const key of Object.keys(value)) {
       if (PROTOTYPE_KEYS.has(key)) ctx.addIssue({ code: 'custom', path: [key], message: 'a key other than __proto__' });
     }

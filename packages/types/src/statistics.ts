@@ -6,7 +6,7 @@ import { invalidArgument } from './errors.js';
  * modified. The one percentile of zerda: semantic chunk breaks, benchmark latencies, measure scripts.
  */
 export function percentile(values: readonly number[], p: number): number {
-  if (!Array.isArray(values)) throw invalidArgument('values', 'an array of numbers', values);
+  if (!Array.isArray(values) || values.some((value) => typeof value !== 'number')) throw invalidArgument('values', 'an array of numbers', values);
   if (typeof p !== 'number' || !(p >= 0 && p <= 100)) throw invalidArgument('p', 'a number from 0 to 100', p);
   if (values.length === 0) return Number.NaN;
   const sorted = values.slice().sort((a, b) => a - b);

@@ -75,6 +75,13 @@ export interface Retriever {
    * the snapshot recorded; a mismatch is refused with a ZerdaError naming it.
    */
   readSnapshot?(reader: SnapshotReader): Promise<void>;
+  /**
+   * Does the slow part of a write that changes nothing yet (embedding, for a vector retriever) and
+   * returns the chunks to hand to `index`/`add` instead of the originals. A HybridRetriever prepares
+   * every sub-retriever first and then commits the write to all of them while no read runs, so a
+   * read sees one corpus generation across its sub-retrievers.
+   */
+  prepareChunks?(chunks: DocumentChunk[], options?: unknown): Promise<DocumentChunk[]>;
 }
 
 export interface FilterOutcome {

@@ -13,7 +13,12 @@ function codeOf(action: () => unknown): string | undefined {
 describe('validateSearchOptions', () => {
   it('returns k and the parsed filter', () => {
     expect(validateSearchOptions({ k: 3 })).toEqual({ k: 3, filter: undefined });
-    expect(validateSearchOptions({ k: 0, filter: { lang: 'ar' }, efSearch: 10 })).toEqual({ k: 0, filter: { lang: 'ar' } });
+    expect(validateSearchOptions({ k: 0, filter: { lang: 'ar' }, efSearch: 10 }, ['efSearch'])).toEqual({ k: 0, filter: { lang: 'ar' } });
+  });
+
+  it("refuses keys that are neither k, filter nor the store's own (issue 15, defect 9)", () => {
+    expect(() => validateSearchOptions({ k: 1, efSearch: 10 })).toThrow(/^options\.efSearch must be a known option \(one of k, filter\)/);
+    expect(() => validateSearchOptions({ k: 1, fliter: {} }, ['ids'])).toThrow(/options\.fliter must be a known option \(one of k, filter, ids\)/);
   });
 
   it('names options.k and the filter path', () => {

@@ -111,6 +111,8 @@ export function vectorStoreIdentity(store: VectorStore): VectorStoreIdentity {
 
 /** Converts a backend's raw distance (or inner product) into zerda's similarity for that metric. */
 export function similarityFromDistance(metric: VectorMetric, distance: number, options: { squared?: boolean } = {}): number {
+  if (typeof distance !== 'number') throw invalidArgument('distance', 'a number', distance);
+  if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
   switch (metric) {
     case 'cosine':
       return 1 - distance; // cosine distance = 1 - cos
@@ -120,6 +122,8 @@ export function similarityFromDistance(metric: VectorMetric, distance: number, o
       const euclidean = options.squared ? Math.sqrt(Math.max(0, distance)) : distance;
       return 1 / (1 + euclidean);
     }
+    default:
+      throw invalidArgument('metric', 'one of "cosine", "ip", "l2"', metric);
   }
 }
 
@@ -193,11 +197,17 @@ export function validateEmbedding(value: unknown, field: string, dimensions?: nu
 /**
  * Validates the part of `search`/`textSearch` options every store shares: an options object whose
  * `k` is a non-negative integer (ZERDA_INVALID_ARGUMENT naming `options.k`) and whose optional
- * `filter` is valid in the filter language (ZERDA_INVALID_FILTER naming the offending path).
- * Backend-specific knobs are left to the store.
+ * `filter` is valid in the filter language (ZERDA_INVALID_FILTER naming the offending path), and
+ * which has no key but `k`, `filter` and the store's own `extraKeys` (a typo must not pass
+ * silently). Backend-specific knobs are checked by the store.
  */
-export function validateSearchOptions(options: unknown): { k: number; filter: MetadataFilter | undefined } {
+export function validateSearchOptions(options: unknown, extraKeys: readonly string[] = []): { k: number; filter: MetadataFilter | undefined } {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an object with k', options);
+  for (const key of Object.keys(options)) {
+    if (key !== 'k' && key !== 'filter' && !extraKeys.includes(key)) {
+      throw invalidArgument(`options.${key}`, `a known option (one of ${['k', 'filter', ...extraKeys].join(', ')})`, `unknown key "${key}"`);
+    }
+  }
   const { k, filter } = options as { k?: unknown; filter?: unknown };
   if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
   return { k, filter: filter === undefined ? undefined : parseMetadataFilter(filter, 'options.filter') };

@@ -1,4 +1,4 @@
-import { createError, metadataTerms, presenceTerm, valueTerm, type DocumentChunk, type FilterScalar, type Metadata } from '@zerda/types';
+import { createError, metadataTerms, presenceTerm, toDocumentChunk, valueTerm, type DocumentChunk, type FilterScalar, type Metadata } from '@zerda/types';
 
 /**
  * How a chunk becomes a Chroma record. The text is the record's document; Chroma metadata holds
@@ -55,7 +55,8 @@ interface StoredChunk {
 }
 
 /** Builds the Chroma metadata of a chunk (see the keys above). */
-export function toChromaMetadata(chunk: DocumentChunk): ChromaMetadata {
+export function toChromaMetadata(input: DocumentChunk): ChromaMetadata {
+  const chunk = toDocumentChunk(input, 0, 'chunk');
   const stored: StoredChunk = { metadata: chunk.metadata, position: chunk.position };
   if (chunk.title !== undefined) stored.title = chunk.title;
   if (chunk.timestamp !== undefined) stored.timestamp = chunk.timestamp;
@@ -82,6 +83,9 @@ export function fromChromaRecord(id: string, document: string | null | undefined
     stored = JSON.parse(raw) as StoredChunk;
   } catch (error) {
     throw createError('ZERDA_STORE_CORRUPT', { path: `${location}, record ${JSON.stringify(id)}`, reason: `${CHUNK_KEY} is not valid JSON` }, error);
+  }
+  if (stored === null || typeof stored !== 'object') {
+    throw createError('ZERDA_STORE_CORRUPT', { path: `${location}, record ${JSON.stringify(id)}`, reason: `${CHUNK_KEY} does not hold chunk fields` });
   }
   const chunk: DocumentChunk = { id, docId, text: document, source, metadata: stored.metadata, position: stored.position };
   if (stored.title !== undefined) chunk.title = stored.title;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
-import { FILTER_CASES, filterArbitraries } from '@zerda/vector-conformance';
+import { FILTER_CASES, deepFilters, expectZerdaError, filterArbitraries } from '@zerda/vector-conformance';
 import type { Where } from 'chromadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryServer, uniqueCollection } from './__fixtures__/server.js';
@@ -118,5 +118,11 @@ describe('filters on a real Chroma server', () => {
       }),
       { numRuns: 25 },
     );
+  });
+});
+
+describe('deep filters (issue 15, defect 4)', () => {
+  it('a $and / $or / $not nest of 5,000 levels is refused with ZERDA_INVALID_FILTER, not a stack overflow', async () => {
+    for (const filter of deepFilters()) await expectZerdaError(async () => translateWhere(filter), ['ZERDA_INVALID_FILTER']);
   });
 });

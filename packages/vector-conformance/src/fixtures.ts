@@ -125,3 +125,17 @@ export function filterFixtureChunks(dimensions: number): DocumentChunk[] {
     embedding: unitVector(row.degrees, dimensions),
   }));
 }
+
+/**
+ * Filters nested `levels` deep (default 5,000 — about 60 KB of JSON) with each logical operator:
+ * `$not` inside `$not`, `$and: [ … ]`, `$or: [ …, { lang: 'en' } ]`. Every backend must refuse them
+ * with `ZERDA_INVALID_FILTER` instead of overflowing the stack while validating or translating them.
+ */
+export function deepFilters(levels = 5000): MetadataFilter[] {
+  const wraps: Array<(inner: MetadataFilter) => MetadataFilter> = [(inner) => ({ $not: inner }), (inner) => ({ $and: [inner] }), (inner) => ({ $or: [inner, { lang: 'en' }] })];
+  return wraps.map((wrap) => {
+    let filter: MetadataFilter = { lang: 'ar' };
+    for (let level = 0; level < levels; level++) filter = wrap(filter);
+    return filter;
+  });
+}

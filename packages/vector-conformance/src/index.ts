@@ -2,6 +2,7 @@ export { testVectorStore, expectZerdaError, type TestVectorStoreOptions } from '
 export {
   FILTER_CASES,
   FILTER_FIXTURE,
+  deepFilters,
   expectedSimilarity,
   filterFixtureChunks,
   unitVector,

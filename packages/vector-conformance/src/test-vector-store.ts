@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZerdaError, type DocumentChunk, type VectorSearchHit, type VectorStore } from '@zerda/types';
-import { FILTER_CASES, expectedSimilarity, filterFixtureChunks, unitVector } from './fixtures.js';
+import { FILTER_CASES, deepFilters, expectedSimilarity, filterFixtureChunks, unitVector } from './fixtures.js';
 
 /** Options of {@link testVectorStore}. */
 export interface TestVectorStoreOptions {
@@ -280,6 +280,14 @@ export function testVectorStore(options: TestVectorStoreOptions): void {
         for (const k of [-1, 1.5, Number.NaN, '3' as unknown as number]) await expectZerdaError(() => store.search(at(0), { k }), ['ZERDA_INVALID_ARGUMENT']);
         await expectZerdaError(() => store.search(at(0), { k: 1, filter: { year: { $near: 2020 } } as never }), ['ZERDA_INVALID_FILTER']);
         await expectZerdaError(() => store.search(at(0), { k: 1, filter: { $or: [] } }), ['ZERDA_INVALID_FILTER']);
+        // An unknown option is a typo: refused, not ignored.
+        await expectZerdaError(() => store.search(at(0), { k: 1, fliter: { lang: 'ar' } } as never), ['ZERDA_INVALID_ARGUMENT']);
+      });
+
+      it('rejects a filter nested 5,000 levels deep with ZERDA_INVALID_FILTER, never a stack overflow', async () => {
+        await store.add([chunk('old', at(0))]);
+        for (const filter of deepFilters()) await expectZerdaError(() => store.search(at(0), { k: 1, filter }), ['ZERDA_INVALID_FILTER']);
+        expect(ids(await store.search(at(0), { k: 1 }))).toEqual(['old']);
       });
     });
 

@@ -357,7 +357,7 @@ export class FaissVectorStore implements VectorStore {
    * filter rejects are skipped, with more candidates fetched until `k` remain.
    */
   async search(vector: Embedding, options: FaissSearchOptions): Promise<VectorSearchHit[]> {
-    const { k, filter } = validateSearchOptions(options);
+    const { k, filter } = validateSearchOptions(options, ['efSearch']);
     const candidates = options.efSearch === undefined ? undefined : checkInteger(options.efSearch, 'options.efSearch', 1, 100_000);
     const query = validateEmbedding(vector, 'vector', this.dimensionsValue);
     if (k === 0 || !this.index || this.entries.size === 0) return [];

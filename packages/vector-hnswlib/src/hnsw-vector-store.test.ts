@@ -138,13 +138,13 @@ describe('HnswVectorStore writes', () => {
   });
 
   it('validates options and search knobs with ZerdaErrors naming the field', async () => {
-    expect(() => new HnswVectorStore({ M: 1 })).toThrow(/options\.M must be an integer >= 2, got number 1/);
+    expect(() => new HnswVectorStore({ M: 1 })).toThrow(/options\.M must be an integer from 2 to 512, got number 1/);
     expect(() => new HnswVectorStore({ efSearch: 0 })).toThrow(/options\.efSearch/);
     expect(() => new HnswVectorStore({ metric: 'dot' as never })).toThrow(/options\.metric must be one of/);
     expect(() => new HnswVectorStore({ ef: 10 } as never)).toThrow(/options\.ef must be a known option/);
     const store = new HnswVectorStore({ dimensions: 2 });
     await store.add([chunk('a', [1, 0])]);
-    await expect(store.search([1, 0], { k: 1, efSearch: -3 })).rejects.toThrow(/options\.efSearch must be an integer >= 1, got number -3/);
+    await expect(store.search([1, 0], { k: 1, efSearch: -3 })).rejects.toThrow(/options\.efSearch must be an integer from 1 to 100000, got number -3/);
     await expect(store.add([chunk('x', [1, 0]), { ...chunk('y', [1, 0]), embedding: undefined } as DocumentChunk])).rejects.toThrow(
       /chunks\[1\]\.embedding must be an embedding \(this store does not embed text\)/,
     );
@@ -330,5 +330,17 @@ describe('HnswVectorStore persistence', () => {
     expect([loaded.dimensions, await loaded.count()]).toEqual([undefined, 0]);
     await loaded.add([chunk('a', [1, 0])]);
     expect((await loaded.search([1, 0], { k: 1 }))[0]?.score).toBeCloseTo(1, 6);
+  });
+});
+
+describe('HnswVectorStore: sizes hnswlib cannot take are refused (found by the fuzz, issue 15)', () => {
+  it('M = 2^53 (and other out-of-range sizes) throw a ZerdaError instead of crashing the process', async () => {
+    for (const options of [{ M: 2 ** 53 }, { M: 513 }, { efConstruction: 2 ** 40 }, { maxElements: 2 ** 40 }, { dimensions: 10_000_000 }, { efSearch: 1e9 }]) {
+      expect(() => new HnswVectorStore(options), JSON.stringify(options)).toThrow(/must be an integer from/);
+    }
+    const store = new HnswVectorStore({ dimensions: 2, M: 512, maxElements: 44 });
+    await store.add([{ id: 'a', docId: 'a', text: 'x', source: 'a', metadata: {}, position: { index: 0 }, embedding: [1, 0] }]);
+    expect((await store.search([1, 0], { k: 1 }))[0]?.chunk.id).toBe('a');
+    await expect(store.search([1, 0], { k: 1, efSearch: 2 ** 53 })).rejects.toThrow(/options.efSearch/);
   });
 });

@@ -1,5 +1,6 @@
 import hnswlib from 'hnswlib-node';
 import {
+  validateSearchOptions,
   createError,
   invalidArgument,
   parseMetadataFilter,
@@ -85,9 +86,15 @@ function directoryFormat(): Promise<import('@zerda/persistence').SnapshotFormat>
 
 const OPTION_KEYS = ['dimensions', 'metric', 'M', 'efConstruction', 'efSearch', 'maxElements', 'directory', 'exactSearchThreshold', 'randomSeed'];
 
-function integerOption(value: unknown, field: string, minimum: number, fallback: number): number {
+/**
+ * Largest values handed to hnswlib: beyond them its native code allocates without bound or
+ * overflows (M = 2^53 crashed the process with a segmentation fault instead of an error).
+ */
+const MAXIMA = { dimensions: 65_536, M: 512, efConstruction: 100_000, efSearch: 100_000, maxElements: 1_000_000_000, exactSearchThreshold: 1_000_000_000, randomSeed: 2 ** 31 - 1 } as const;
+
+function integerOption(value: unknown, field: string, minimum: number, fallback: number, maximum: number): number {
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum) throw invalidArgument(field, `an integer >= ${minimum}`, value);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum || value > maximum) throw invalidArgument(field, `an integer from ${minimum} to ${maximum}`, value);
   return value;
 }
 
@@ -136,14 +143,14 @@ export class HnswVectorStore implements VectorStore {
     }
     if (options.metric !== undefined && !METRICS.includes(options.metric)) throw invalidArgument('options.metric', 'one of "cosine", "ip", "l2"', options.metric);
     this.metric = options.metric ?? 'cosine';
-    const dimensions = options.dimensions === undefined ? undefined : integerOption(options.dimensions, 'options.dimensions', 1, 0);
-    this.settingM = integerOption(options.M, 'options.M', 2, 16);
-    this.settingEfConstruction = integerOption(options.efConstruction, 'options.efConstruction', 1, 200);
-    this.settingEfSearch = integerOption(options.efSearch, 'options.efSearch', 1, DEFAULT_EF_SEARCH);
+    const dimensions = options.dimensions === undefined ? undefined : integerOption(options.dimensions, 'options.dimensions', 1, 0, MAXIMA.dimensions);
+    this.settingM = integerOption(options.M, 'options.M', 2, 16, MAXIMA.M);
+    this.settingEfConstruction = integerOption(options.efConstruction, 'options.efConstruction', 1, 200, MAXIMA.efConstruction);
+    this.settingEfSearch = integerOption(options.efSearch, 'options.efSearch', 1, DEFAULT_EF_SEARCH, MAXIMA.efSearch);
     this.efSearchGiven = options.efSearch !== undefined;
-    this.initialCapacity = integerOption(options.maxElements, 'options.maxElements', 1, 1024);
-    this.exactSearchThresholdOption = options.exactSearchThreshold === undefined ? undefined : integerOption(options.exactSearchThreshold, 'options.exactSearchThreshold', 0, 0);
-    this.settingRandomSeed = integerOption(options.randomSeed, 'options.randomSeed', 0, 100);
+    this.initialCapacity = integerOption(options.maxElements, 'options.maxElements', 1, 1024, MAXIMA.maxElements);
+    this.exactSearchThresholdOption = options.exactSearchThreshold === undefined ? undefined : integerOption(options.exactSearchThreshold, 'options.exactSearchThreshold', 0, 0, MAXIMA.exactSearchThreshold);
+    this.settingRandomSeed = integerOption(options.randomSeed, 'options.randomSeed', 0, 100, MAXIMA.randomSeed);
     if (options.directory !== undefined && (typeof options.directory !== 'string' || options.directory.length === 0)) {
       throw invalidArgument('options.directory', 'a non-empty directory path', options.directory);
     }
@@ -259,11 +266,8 @@ export class HnswVectorStore implements VectorStore {
    * results falls back to exact search, so `k` above the number of matches returns them all.
    */
   async search(vector: Embedding, options: HnswSearchOptions): Promise<VectorSearchHit[]> {
-    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object with k', options);
-    const k = options.k;
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
-    const efSearch = integerOption(options.efSearch, 'options.efSearch', 1, this.efSearch);
-    const filter: MetadataFilter | undefined = options.filter === undefined ? undefined : parseMetadataFilter(options.filter, 'options.filter');
+    const { k, filter } = validateSearchOptions(options, ['efSearch']);
+    const efSearch = integerOption(options.efSearch, 'options.efSearch', 1, this.efSearch, MAXIMA.efSearch);
     const query = validateEmbedding(vector, 'vector', this.exact.dimensions);
     const live = await this.exact.count();
     if (k === 0 || live === 0 || !this.index) return [];

@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import fc from 'fast-check';
 import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
-import { filterArbitraries } from '@zerda/vector-conformance';
+import { deepFilters, expectZerdaError, filterArbitraries } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory, uniqueTable } from './__fixtures__/directories.js';
 import { presenceTerm, valueTerm } from '@zerda/types';
@@ -218,5 +218,11 @@ describe('filters in LanceDB', () => {
       { numRuns: 40 },
     );
     await store.close();
+  });
+});
+
+describe('deep filters (issue 15, defect 4)', () => {
+  it('a $and / $or / $not nest of 5,000 levels is refused with ZERDA_INVALID_FILTER, not a stack overflow', async () => {
+    for (const filter of deepFilters()) await expectZerdaError(async () => compileFilter(filter), ['ZERDA_INVALID_FILTER']);
   });
 });

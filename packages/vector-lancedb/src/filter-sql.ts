@@ -1,4 +1,4 @@
-import { isOperatorCondition, metadataTerms, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
+import { invalidArgument, isOperatorCondition, metadataTerms, parseMetadataFilter, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
 
 /**
  * How metadata is made filterable in a Lance table. LanceDB's SQL (DataFusion) cannot express
@@ -22,6 +22,7 @@ export interface FilterColumns {
 
 /** Builds the derived filter columns of one chunk's metadata (see {@link FilterColumns}). */
 export function filterColumnsOf(metadata: Metadata): FilterColumns {
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) throw invalidArgument('metadata', 'a metadata object', metadata);
   const numbers: Array<[string, number]> = [];
   const strings: Array<[string, string]> = [];
   for (const [key, value] of Object.entries(metadata)) {
@@ -34,6 +35,7 @@ export function filterColumnsOf(metadata: Metadata): FilterColumns {
 
 /** A SQL string literal: single quotes doubled (DataFusion has no backslash escapes in '…'). */
 export function sqlString(value: string): string {
+  if (typeof value !== 'string') throw invalidArgument('value', 'a string', value);
   return `'${value.replace(/'/g, "''")}'`;
 }
 
@@ -221,6 +223,8 @@ export const FILTER_COLUMN_NAMES: Readonly<LanceFilterColumnNames> = Object.free
  * post-filters with `matchesFilter`.
  */
 export function compileFilter(filter: MetadataFilter | undefined, columns: LanceFilterColumnNames = FILTER_COLUMN_NAMES): CompiledFilter {
+  // Validated here too (depth and size bounded, so the recursion below cannot overflow the stack).
+  if (filter !== undefined) filter = parseMetadataFilter(filter, 'filter');
   const compile = (node: MetadataFilter): CompiledFilter => {
     const parts: CompiledFilter[] = [];
     for (const [key, condition] of Object.entries(node)) {

@@ -458,7 +458,7 @@ export class LanceDbVectorStore implements VectorStore {
    */
   async search(vector: Embedding, options: LanceDbSearchOptions): Promise<VectorSearchHit[]> {
     this.assertOpen();
-    const { k, filter } = validateSearchOptions(options);
+    const { k, filter } = validateSearchOptions(options, ['nprobes', 'refineFactor', 'ef', 'exact']);
     const nprobes = options.nprobes === undefined ? undefined : checkInteger(options.nprobes, 'options.nprobes', 1, 100_000);
     const refineFactor = options.refineFactor === undefined ? undefined : checkInteger(options.refineFactor, 'options.refineFactor', 1, 1000);
     const ef = options.ef === undefined ? undefined : checkInteger(options.ef, 'options.ef', 1, 100_000);

@@ -1,4 +1,5 @@
 import {
+  validateSearchOptions,
   createError,
   describeValue,
   invalidArgument,
@@ -317,10 +318,7 @@ export class MemoryVectorStore implements VectorStore {
    * only them, which is how a caller that already knows its candidates avoids a full scan.
    */
   async search(vector: Embedding, options: MemorySearchOptions): Promise<VectorSearchHit[]> {
-    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object with k', options);
-    const k = options.k;
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
-    const filter = options.filter === undefined ? undefined : parseMetadataFilter(options.filter, 'options.filter');
+    const { k, filter } = validateSearchOptions(options, ['ids']);
     const query = validateEmbedding(vector, 'vector', this.dimensionsValue);
     let restrictTo: number[] | undefined;
     if (options.ids !== undefined) {

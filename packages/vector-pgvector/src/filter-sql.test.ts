@@ -1,7 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
 import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
-import { filterArbitraries } from '@zerda/vector-conformance';
+import { deepFilters, expectZerdaError, filterArbitraries } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPGlite, uniqueCollection } from './__fixtures__/databases.js';
 import { compileFilter } from './filter-sql.js';
@@ -57,10 +57,10 @@ describe('compileFilter (SQL text)', () => {
     expect(parameters).toEqual(['x']);
   });
 
-  it('keeps __proto__ an ordinary key', () => {
+  it('refuses a __proto__ field (it would reach the prototype of a record in JavaScript) with ZERDA_INVALID_FILTER, as every store does', () => {
     const parameters: unknown[] = [];
-    compileFilter(JSON.parse('{"__proto__": "x"}') as MetadataFilter, parameters, COLUMNS);
-    expect(parameters[0]).toBe('{"__proto__":"x"}');
+    expect(() => compileFilter(JSON.parse('{"__proto__": "x"}') as MetadataFilter, parameters, COLUMNS)).toThrow(expect.objectContaining({ code: 'ZERDA_INVALID_FILTER' }));
+    expect(parameters).toEqual([]);
   });
 });
 
@@ -142,5 +142,11 @@ describe('filters in PostgreSQL', () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('deep filters (issue 15, defect 4)', () => {
+  it('a $and / $or / $not nest of 5,000 levels is refused with ZERDA_INVALID_FILTER, not a stack overflow', async () => {
+    for (const filter of deepFilters()) await expectZerdaError(async () => compileFilter(filter, [], COLUMNS), ['ZERDA_INVALID_FILTER']);
   });
 });

@@ -1,4 +1,4 @@
-import { isOperatorCondition, type FieldCondition, type FilterScalar, type MetadataFilter } from '@zerda/types';
+import { isOperatorCondition, parseMetadataFilter, type FieldCondition, type FilterScalar, type MetadataFilter } from '@zerda/types';
 
 /**
  * The SQL expressions a compiled filter refers to. Each must be a trusted expression (a quoted,
@@ -155,6 +155,8 @@ function compileCondition(field: MetadataField | TextColumnField, condition: Fie
  * empty or missing filter.
  */
 export function compileFilter(filter: MetadataFilter | undefined, parameters: unknown[], columns: FilterColumns): string {
+  // Validated here too (depth and size bounded, so the recursion below cannot overflow the stack).
+  if (filter !== undefined) filter = parseMetadataFilter(filter, 'filter');
   const bind: Bind = (value) => `$${parameters.push(value)}`;
   const compile = (node: MetadataFilter): string => {
     const parts: string[] = [];

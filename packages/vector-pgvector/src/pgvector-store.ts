@@ -1,5 +1,6 @@
 import { DEFAULT_ANALYZER_OPTIONS, resolveAnalyzerOptions, type Analyzer, type AnalyzerOptions, type ResolvedAnalyzerOptions } from '@zerda/text';
 import {
+  validateSearchOptions,
   ZerdaError,
   createError,
   describeValue,
@@ -815,11 +816,8 @@ export class PgVectorStore implements VectorStore {
     return filter;
   }
 
-  private checkK(options: unknown): number {
-    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object with k', options);
-    const k = (options as { k?: unknown }).k;
-    if (typeof k !== 'number' || !Number.isInteger(k) || k < 0) throw invalidArgument('options.k', 'a non-negative integer', k);
-    return k;
+  private checkK(options: unknown, extraKeys: readonly string[]): number {
+    return validateSearchOptions(options, extraKeys).k;
   }
 
   /**
@@ -831,7 +829,7 @@ export class PgVectorStore implements VectorStore {
    */
   async search(vector: Embedding, options: PgVectorSearchOptions): Promise<VectorSearchHit[]> {
     this.assertOpen();
-    const k = this.checkK(options);
+    const k = this.checkK(options, ['efSearch', 'exact', 'iterativeScan', 'ids']);
     const filter = this.checkedFilter(options.filter, 'options.filter');
     const efSearch = options.efSearch === undefined ? this.efSearch : checkEfSearch(options.efSearch, 'options.efSearch');
     const exactOption = options.exact === undefined ? false : checkBoolean(options.exact, 'options.exact');
@@ -931,7 +929,7 @@ export class PgVectorStore implements VectorStore {
   async textSearch(query: string, options: PgVectorTextSearchOptions): Promise<VectorSearchHit[]> {
     this.assertOpen();
     if (typeof query !== 'string') throw invalidArgument('query', 'a string', query);
-    const k = this.checkK(options);
+    const k = this.checkK(options, ['match', 'bm25']);
     const filter = this.checkedFilter(options.filter, 'options.filter');
     const match = options.match === undefined ? 'any' : checkEnum(options.match, MATCH_MODES, 'options.match');
     if (!this.textSearchEnabled) {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
-import { FILTER_CASES, filterArbitraries, filterFixtureChunks } from '@zerda/vector-conformance';
+import { FILTER_CASES, deepFilters, expectZerdaError, filterArbitraries, filterFixtureChunks } from '@zerda/vector-conformance';
 import { describe, expect, it } from 'vitest';
 import { evaluateFilter } from './__fixtures__/fake-pinecone.js';
 import { translateFilter } from './filter-translation.js';
@@ -131,5 +131,11 @@ describe('translated filters under Pinecone’s documented semantics', () => {
     expect(evaluateFilter({ tags: 'news' }, { tags: ['news', 'sport'] })).toBe(true);
     expect(evaluateFilter({ tags: { $nin: ['news'] } }, { tags: ['sport'] })).toBe(true);
     expect(evaluateFilter({ code: 1 }, { code: '1' })).toBe(false);
+  });
+});
+
+describe('deep filters (issue 15, defect 4)', () => {
+  it('a $and / $or / $not nest of 5,000 levels is refused with ZERDA_INVALID_FILTER, not a stack overflow', async () => {
+    for (const filter of deepFilters()) await expectZerdaError(async () => translateFilter(filter), ['ZERDA_INVALID_FILTER']);
   });
 });

@@ -277,7 +277,7 @@ export class PineconeVectorStore implements VectorStore {
    * sent without that part and checked afterwards, with `topK` growing until `k` matches are found.
    */
   async search(vector: Embedding, options: PineconeSearchOptions): Promise<VectorSearchHit[]> {
-    const { k, filter } = validateSearchOptions(options);
+    const { k, filter } = validateSearchOptions(options, ['scanFactor', 'maxCandidates']);
     const scanFactor = options.scanFactor === undefined ? undefined : checkPositiveNumber(options.scanFactor, 'options.scanFactor');
     const maxCandidates = options.maxCandidates === undefined ? undefined : checkInteger(options.maxCandidates, 'options.maxCandidates', 1, 100_000);
     const query = validateEmbedding(vector, 'vector', this.dimensionsValue);

@@ -1,4 +1,4 @@
-import { createError, metadataTerms, type DocumentChunk, type Metadata } from '@zerda/types';
+import { createError, metadataTerms, toDocumentChunk, type DocumentChunk, type Metadata } from '@zerda/types';
 
 /**
  * How a chunk becomes a Pinecone record. Pinecone metadata holds only strings, numbers, booleans
@@ -42,7 +42,8 @@ interface StoredChunk {
 }
 
 /** Builds the Pinecone metadata of a chunk (see the fields above). */
-export function toPineconeMetadata(chunk: DocumentChunk): PineconeMetadata {
+export function toPineconeMetadata(input: DocumentChunk): PineconeMetadata {
+  const chunk = toDocumentChunk(input, 0, 'chunk');
   const stored: StoredChunk = { text: chunk.text, metadata: chunk.metadata, position: chunk.position };
   if (chunk.title !== undefined) stored.title = chunk.title;
   if (chunk.timestamp !== undefined) stored.timestamp = chunk.timestamp;
@@ -75,6 +76,9 @@ export function fromPineconeRecord(id: string, metadata: Record<string, unknown>
     stored = JSON.parse(raw) as StoredChunk;
   } catch (error) {
     throw createError('ZERDA_STORE_CORRUPT', { path: `${location}, record ${JSON.stringify(id)}`, reason: `${CHUNK_FIELD} is not valid JSON` }, error);
+  }
+  if (stored === null || typeof stored !== 'object' || typeof stored.text !== 'string') {
+    throw createError('ZERDA_STORE_CORRUPT', { path: `${location}, record ${JSON.stringify(id)}`, reason: `${CHUNK_FIELD} does not hold a chunk` });
   }
   const chunk: DocumentChunk = { id, docId, text: stored.text, source, metadata: stored.metadata, position: stored.position };
   if (stored.title !== undefined) chunk.title = stored.title;

@@ -1,10 +1,9 @@
 import {
-  invalidArgument,
   matchesFilter,
-  parseMetadataFilter,
   similarityFromDistance,
   toDocumentChunks,
   validateEmbedding,
+  validateSearchOptions,
   type DocumentChunk,
   type Embedding,
   type VectorMetric,
@@ -63,14 +62,13 @@ export class ReferenceStore implements VectorStore {
   }
 
   async search(vector: Embedding, options: VectorSearchOptions): Promise<VectorSearchHit[]> {
-    if (typeof options?.k !== 'number' || !Number.isInteger(options.k) || options.k < 0) throw invalidArgument('options.k', 'a non-negative integer', options?.k);
-    const filter = options.filter === undefined ? undefined : parseMetadataFilter(options.filter, 'options.filter');
+    const { k, filter } = validateSearchOptions(options);
     const query = validateEmbedding(vector, 'vector', this.dimensions);
     return this.rows
       .filter((row) => this.defects.ignoresFilter || matchesFilter(row.chunk, filter))
       .map((row) => ({ chunk: structuredClone(row.chunk), score: this.score(query, row.vector) }))
       .sort((a, b) => b.score - a.score)
-      .slice(0, options.k);
+      .slice(0, k);
   }
 
   private score(query: Float32Array, stored: Float32Array): number {
