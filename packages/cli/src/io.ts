@@ -1,5 +1,9 @@
+import type { Readable } from 'node:stream';
+
 /** Where a command writes: the process streams, or buffers in tests. */
 export interface CliIo {
+  /** Standard input: `zerda mcp` reads the protocol from it. */
+  stdin?: Readable;
   stdout: { write(text: string): unknown; isTTY?: boolean };
   stderr: { write(text: string): unknown; isTTY?: boolean; columns?: number };
   /** The working directory commands resolve relative paths against. */
@@ -12,6 +16,7 @@ export interface CliIo {
 /** The process's streams, working directory and environment; SIGINT/SIGTERM are caught only by `serve`. */
 export function processIo(): CliIo {
   return {
+    stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     cwd: process.cwd(),

@@ -4,7 +4,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { templateNameSchema, ZerdaError, type TemplateName } from '@zerda/types';
 import { evalCommand, formatEvalReport } from './commands/eval-command.js';
 import { formatIndexSummary, indexCommand } from './commands/index-command.js';
-import { formatResult, openIndex, runQuery, type QueryOptions } from './commands/query-command.js';
+import { mcpCommand } from './commands/mcp-command.js';
+import { formatResult, openIndex, parseFilterOption, runQuery, type QueryOptions } from './commands/query-command.js';
 import { serveCommand } from './commands/serve-command.js';
 import { CliError, EXIT, exitCodeOf } from './errors.js';
 import { renderInspector } from './inspector/render.js';
@@ -17,6 +18,15 @@ function positiveInteger(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
     if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(parsed) || parsed < 1) throw new InvalidArgumentError(`${name} must be a positive integer, got "${value}"`);
+    return parsed;
+  };
+}
+
+function positiveIntegerUpTo(name: string, most: number) {
+  const parse = positiveInteger(name);
+  return (value: string): number => {
+    const parsed = parse(value);
+    if (parsed > most) throw new InvalidArgumentError(`${name} must be at most ${most}, got "${value}"`);
     return parsed;
   };
 }
@@ -101,6 +111,7 @@ Examples:
   zerda query "ما هي ساعات العمل؟"          the context for a question
   zerda inspect "opening hours" --html report.html
   zerda serve --port 7300                 the inspector live on http://127.0.0.1:7300/
+  zerda mcp                               the index as an MCP server on stdio (tools search, build_context)
   zerda eval ../datasets/arcd --split test
 
 Exit codes: 0 ok, 1 failure, 2 usage error, 3 no index (run zerda index), 4 index --strict with failed files.`,
@@ -208,6 +219,22 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 no index (run zerda index), 4 inde
       const queryOptions = queryOptionsOf(options);
       const engine = await openIndex(queryOptions, io.cwd);
       state.exitCode = await serveCommand(engine, { ...queryOptions, host: String(options.host), port: options.port as number }, io);
+    });
+
+  addQueryOptions(
+    program
+      .command('mcp')
+      .description('serve the index over MCP on stdio (tools search and build_context) until the client closes the connection')
+      .addHelpText('after', `\n--filter always applies (a client's filter narrows it, never widens it); --budget and --max-chunks are build_context's defaults.\nMCP client configuration: { "mcpServers": { "docs": { "command": "npx", "args": ["@zerda/cli", "mcp", "--index", "/path/to/.zerda"] } } }`),
+  )
+    .option('--max-results <n>', 'most results of the search tool (1-100)', positiveIntegerUpTo('--max-results', 100))
+    .option('--name <name>', 'server name announced to clients', 'zerda')
+    .action(async (options: Record<string, unknown>) => {
+      const queryOptions = queryOptionsOf(options);
+      // Checked before the index is opened: a bad filter is a usage error, whatever the index.
+      parseFilterOption(queryOptions.filter);
+      const engine = await openIndex(queryOptions, io.cwd);
+      state.exitCode = await mcpCommand(engine, { ...queryOptions, name: String(options.name), ...(options.maxResults !== undefined ? { maxResults: options.maxResults as number } : {}) }, io);
     });
 
   program

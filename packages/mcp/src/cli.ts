@@ -8,15 +8,22 @@ import { createContextServer } from './context-server.js';
 import { loadFolder } from './load-folder.js';
 
 const USAGE = `usage: zerda-mcp --documents <folder> [options]
+       zerda-mcp --snapshot <dir> [options]
 
 Serves the tools "search" and "build_context" over stdio (Model Context Protocol).
+Give exactly one of --documents and --snapshot.
 
   --documents <folder>        index this folder at start: .md/.markdown (chunked by structure),
                               .txt (Arabic-aware chunking) and .jsonl (one chunk per line:
                               {"docId", "text", "source"?, "title"?, "metadata"?})
-  --chunk-size <n>            characters per chunk for .md and .txt files (default 1000)
-  --template <name>           default, numbered, markdown, xml or citations (default citations)
-  --max-context-length <n>    default and maximum context length in characters (default 4000)
+  --snapshot <dir>            open an engine snapshot written by engine.save(dir) instead of
+                              indexing: it answers as the saved engine did
+  --chunk-size <n>            characters per chunk for .md and .txt files (default 1000;
+                              --documents only)
+  --template <name>           default, numbered, markdown, xml or citations (default citations;
+                              with --snapshot, the snapshot's)
+  --max-context-length <n>    default and maximum context length in characters (default 4000;
+                              with --snapshot, the snapshot's)
   --name <name>               server name announced to clients (default zerda)
   -h, --help                  show this help
 `;
@@ -39,6 +46,7 @@ async function main(): Promise<void> {
     ({ values } = parseArgs({
       options: {
         documents: { type: 'string' },
+        snapshot: { type: 'string' },
         'chunk-size': { type: 'string' },
         template: { type: 'string' },
         'max-context-length': { type: 'string' },
@@ -56,19 +64,35 @@ async function main(): Promise<void> {
     return;
   }
   const folder = values.documents as string | undefined;
-  if (!folder) fail(`--documents is required\n\n${USAGE}`);
-  const template = (values.template as string | undefined) ?? 'citations';
-  if (!templateNameSchema.safeParse(template).success) fail(`--template must be one of ${templateNameSchema.options.join(', ')}, got "${template}"`);
-  const maxContextLength = positiveInteger(values['max-context-length'] as string | undefined, '--max-context-length', 4000);
-  const chunkSize = positiveInteger(values['chunk-size'] as string | undefined, '--chunk-size', 1000);
+  const snapshot = values.snapshot as string | undefined;
+  if (folder !== undefined && snapshot !== undefined) fail(`--documents and --snapshot exclude each other: give exactly one\n\n${USAGE}`);
+  if (!folder && !snapshot) fail(`--documents <folder> or --snapshot <dir> is required\n\n${USAGE}`);
+  if (snapshot !== undefined && values['chunk-size'] !== undefined) fail('--chunk-size applies to --documents only: a snapshot holds its chunks');
+  const template = values.template as string | undefined;
+  if (template !== undefined && !templateNameSchema.safeParse(template).success) fail(`--template must be one of ${templateNameSchema.options.join(', ')}, got "${template}"`);
+  const maxContextLength = values['max-context-length'] === undefined ? undefined : positiveInteger(values['max-context-length'] as string, '--max-context-length', 4000);
+  const name = (values.name as string | undefined) ?? 'zerda';
 
-  const engine = new ContextEngine({ config: { composer: { template: template as TemplateName, maxContextLength } } });
-  const { chunks, files } = await loadFolder(folder, { chunkSize });
-  if (chunks.length === 0) fail(`no .md, .txt or .jsonl file with text under ${folder}`);
-  await engine.index(chunks);
-  const server = createContextServer(engine, { name: (values.name as string | undefined) ?? 'zerda' });
+  let engine: ContextEngine;
+  let origin: string;
+  if (snapshot) {
+    // The snapshot holds the configuration it was saved with; a flag given here overrides it.
+    engine = await ContextEngine.open(snapshot, {
+      ...(template !== undefined ? { template: template as TemplateName } : {}),
+      ...(maxContextLength !== undefined ? { config: { composer: { maxContextLength } } } : {}),
+    });
+    origin = `${engine.size} chunks from the snapshot ${snapshot}`;
+  } else {
+    const chunkSize = positiveInteger(values['chunk-size'] as string | undefined, '--chunk-size', 1000);
+    engine = new ContextEngine({ config: { composer: { template: (template as TemplateName | undefined) ?? 'citations', maxContextLength: maxContextLength ?? 4000 } } });
+    const { chunks, files } = await loadFolder(folder!, { chunkSize });
+    if (chunks.length === 0) fail(`no .md, .txt or .jsonl file with text under ${folder}`);
+    await engine.index(chunks);
+    origin = `${chunks.length} chunks from ${files.length} files in ${folder}`;
+  }
+  const server = createContextServer(engine, { name });
   await server.connect(new StdioServerTransport());
-  process.stderr.write(`zerda-mcp: ${chunks.length} chunks from ${files.length} files in ${folder}; serving on stdio\n`);
+  process.stderr.write(`zerda-mcp: ${origin}; serving on stdio\n`);
 }
 
 main().catch((error: unknown) => {
