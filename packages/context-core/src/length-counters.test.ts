@@ -68,8 +68,8 @@ describe('length counters', { timeout: 60_000 }, () => {
     expect(() => toLengthCounter(5 as never)).toThrow(/counter must be/);
   });
 
-  it('counts exactly what one whole-text encoding counts, for any text without runs over 64 characters', () => {
-    // The reference encodes the whole text in one call; the counter cuts long runs, which must change nothing here.
+  it('counts exactly what the reference tiktoken port (js-tiktoken) counts, for any text without runs over 64 characters', () => {
+    // js-tiktoken (a dev dependency here) is the reference: same rank tables, another implementation, the whole text in one call.
     const require = createRequire(import.meta.url);
     const reference = { cl100k_base: new Tiktoken(require('js-tiktoken/ranks/cl100k_base') as TiktokenBPE), o200k_base: new Tiktoken(require('js-tiktoken/ranks/o200k_base') as TiktokenBPE) };
     const word = fc.oneof(

@@ -40,8 +40,8 @@ export interface BundleSizes {
 }
 
 const LAZY_PARTS: Array<[RegExp, NonNullable<BundleFile['holds']>]> = [
-  [/js-tiktoken\/dist\/ranks\/cl100k_base\.js$/, 'cl100k_base ranks'],
-  [/js-tiktoken\/dist\/ranks\/o200k_base\.js$/, 'o200k_base ranks'],
+  [/gpt-tokenizer\/esm\/bpeRanks\/cl100k_base\.js$/, 'cl100k_base ranks'],
+  [/gpt-tokenizer\/esm\/bpeRanks\/o200k_base\.js$/, 'o200k_base ranks'],
   [/@nlpjs\/lang-ar\/src\/index\.js$/, 'snowball stemmer'],
 ];
 
