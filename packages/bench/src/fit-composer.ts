@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `pnpm --filter @zerda/bench fit-composer [-- --write]`: fits the composer's sentence model on the
+ * `pnpm --filter @zerda/bench fit-composer [--write]`: fits the composer's sentence model on the
  * train splits of every dataset with answers (TyDi QA English `train`, ARCD SOQAL `train`), then
  * measures answer-in-context of ContextEngine.run() with the fitted model against naive packing of
  * the engine's own BM25 top 10, per split, and with `--write` writes
@@ -131,7 +131,7 @@ if (values.write && !values['current-model']) {
  * The sentence model of the value-based fit: logistic-regression weights over the features of
  * \`sentenceFeatures\`, fitted to predict whether a sentence holds the gold answer, on the train
  * splits of ${datasets.map((dataset) => dataset.name).join(' and ')} (each dataset weighing the same).
- * Written by \`pnpm --filter @zerda/bench fit-composer -- --write\` (see the bench README); the
+ * Written by \`pnpm --filter @zerda/bench fit-composer --write\` (see the bench README); the
  * held-out splits were not fitted on.
  */
 export const SENTENCE_MODEL: SentenceModel = {

@@ -4,7 +4,7 @@ import type { SentenceModel } from './sentence-value.js';
  * The sentence model of the value-based fit: logistic-regression weights over the features of
  * `sentenceFeatures`, fitted to predict whether a sentence holds the gold answer, on the train
  * splits of arcd and tydiqa-goldp-en (each dataset weighing the same).
- * Written by `pnpm --filter @zerda/bench fit-composer -- --write` (see the bench README); the
+ * Written by `pnpm --filter @zerda/bench fit-composer --write` (see the bench README); the
  * held-out splits were not fitted on.
  */
 export const SENTENCE_MODEL: SentenceModel = {
