@@ -1,4 +1,4 @@
-import { cosineSimilarity, invalidArgument, type ScoredChunk } from '@zerda/types';
+import { cosineSimilarity, invalidArgument, mergeScores, type ScoredChunk } from '@zerda/types';
 
 /** Options of {@link maximalMarginalRelevance}. */
 export interface MmrOptions {
@@ -44,7 +44,7 @@ export function maximalMarginalRelevance(candidates: readonly ScoredChunk[], opt
     }
     picked[best] = 1;
     const chosen = candidates[best]!;
-    selected.push({ ...chosen, scores: { ...chosen.scores, mmr: bestValue } });
+    selected.push({ ...chosen, scores: mergeScores(chosen.scores, { mmr: bestValue }) });
     const embedding = chosen.chunk.embedding;
     if (!embedding) continue;
     for (let index = 0; index < count; index++) {

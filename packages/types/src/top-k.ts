@@ -78,10 +78,38 @@ export class TopK {
     this.items[index] = item;
   }
 
-  /** The kept items, best first. */
+  /** Forgets every kept item (the capacity stays), so one heap can serve many searches. */
+  clear(): void {
+    this.size = 0;
+  }
+
+  /** The kept items, best first (the heap itself is left as it was). */
   sorted(): Array<{ rank: number; item: number }> {
-    const out: Array<{ rank: number; item: number }> = [];
-    for (let index = 0; index < this.size; index++) out.push({ rank: this.ranks[index]!, item: this.items[index]! });
-    return out.sort((a, b) => (a.rank !== b.rank ? b.rank - a.rank : this.tieBefore(a.item, b.item) ? -1 : 1));
+    const count = this.size;
+    const out = new Array<{ rank: number; item: number }>(count);
+    if (count === 0) return out;
+    // Heap-sort a copy: pop the weakest to the back until one is left. Cheaper than a comparison
+    // sort of objects through a closure, and the heap order is already half the work.
+    const ranks = this.ranks.slice(0, count);
+    const items = this.items.slice(0, count);
+    for (let end = count - 1; end >= 0; end--) {
+      out[end] = { rank: ranks[0]!, item: items[0]! };
+      const rank = ranks[end]!;
+      const item = items[end]!;
+      let index = 0;
+      for (;;) {
+        const left = 2 * index + 1;
+        if (left >= end) break;
+        const right = left + 1;
+        const child = right < end && this.weaker(ranks[right]!, items[right]!, ranks[left]!, items[left]!) ? right : left;
+        if (!this.weaker(ranks[child]!, items[child]!, rank, item)) break;
+        ranks[index] = ranks[child]!;
+        items[index] = items[child]!;
+        index = child;
+      }
+      ranks[index] = rank;
+      items[index] = item;
+    }
+    return out;
   }
 }
