@@ -63,27 +63,63 @@ export interface NormalizedWithOffsets {
 
 const INVISIBLE = /^\p{Cf}$/u;
 const WHITESPACE = /^\s$/u;
+const SKIP = 1;
+const SPACE = 2;
+const KEEP = 3;
+/** Per BMP code unit (not a surrogate): SKIP (invisible), SPACE (whitespace) or KEEP, filled on first sight (0: not yet). */
+const unitKinds = new Uint8Array(0x10000);
+/** Per BMP code unit: its normalizeText, filled on first sight. */
+const unitNormalized: Array<string | undefined> = new Array(0x10000);
+
+function kindOf(character: string): number {
+  return INVISIBLE.test(character) ? SKIP : WHITESPACE.test(character) ? SPACE : KEEP;
+}
 
 /**
  * Normalises `text` one code point at a time with @zerda/text's `normalizeText`, collapses
  * whitespace and drops invisible format characters (zero-width joiners, bidi marks) that would
  * otherwise hide a phrase from a pattern, while remembering where every normalised character came
- * from — so that a match can be redacted in the original text.
+ * from — so that a match can be redacted in the original text. A code point's class and
+ * normalisation depend on nothing else, so those of BMP characters are computed once per process.
  */
 export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
   const memo = new Map<string, string>();
-  let out = '';
+  const pieces: string[] = [];
   const starts: number[] = [];
   const ends: number[] = [];
   let previousSpace = true;
-  let offset = 0;
-  for (const character of text) {
+  const length = text.length;
+  for (let offset = 0; offset < length; ) {
     const start = offset;
-    offset += character.length;
-    if (INVISIBLE.test(character)) continue;
-    if (WHITESPACE.test(character)) {
+    const unit = text.charCodeAt(offset);
+    let kind: number;
+    let normalized: string | undefined;
+    if (unit < 0xd800 || unit > 0xdfff) {
+      offset++;
+      kind = unitKinds[unit]!;
+      if (kind === 0) unitKinds[unit] = kind = kindOf(text[start]!);
+      if (kind === KEEP) {
+        normalized = unitNormalized[unit];
+        if (normalized === undefined) unitNormalized[unit] = normalized = normalizeText(text[start]!);
+      }
+    } else {
+      // A surrogate pair is one code point; a lone surrogate is one too (as `for…of` yields it).
+      const next = offset + 1 < length ? text.charCodeAt(offset + 1) : 0;
+      offset += unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff ? 2 : 1;
+      const character = text.slice(start, offset);
+      kind = kindOf(character);
+      if (kind === KEEP) {
+        normalized = memo.get(character);
+        if (normalized === undefined) {
+          normalized = normalizeText(character);
+          memo.set(character, normalized);
+        }
+      }
+    }
+    if (kind === SKIP) continue;
+    if (kind === SPACE) {
       if (!previousSpace) {
-        out += ' ';
+        pieces.push(' ');
         starts.push(start);
         ends.push(offset);
         previousSpace = true;
@@ -92,21 +128,17 @@ export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
       }
       continue;
     }
-    let normalized = memo.get(character);
-    if (normalized === undefined) {
-      normalized = normalizeText(character);
-      memo.set(character, normalized);
-    }
-    for (let k = 0; k < normalized.length; k++) {
+    const value = normalized as string;
+    for (let k = 0; k < value.length; k++) {
       starts.push(start);
       ends.push(offset);
     }
-    if (normalized.length > 0) {
-      out += normalized;
+    if (value.length > 0) {
+      pieces.push(value);
       previousSpace = false;
     }
   }
-  return { text: out, starts, ends };
+  return { text: pieces.join(''), starts, ends };
 }
 
 /** Spans `[start, end)` of the original text where an injection phrasing occurs, merged and sorted. */

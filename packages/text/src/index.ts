@@ -15,3 +15,4 @@ export type { TruncateOptions } from './truncation.js';
 export { truncateAtWordBoundary } from './truncation.js';
 export { charCounter, wordCounter } from './counters.js';
 export { fnv1a } from './hash.js';
+export { BoundedCache } from './bounded-cache.js';
