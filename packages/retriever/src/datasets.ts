@@ -28,6 +28,13 @@ export interface BeirDataset {
   corpus: DatasetDocument[];
   queries: DatasetQuery[];
   qrels: Map<string, Map<string, number>>;
+  /** Gold answer strings per query id, from `answers.jsonl` (QA-derived sets), when present. */
+  answers?: Map<string, string[]>;
+  /**
+   * The split of each query id (`train`, `dev`, `test` …), from the `split` field of `answers.jsonl`
+   * or from `query-split.tsv` (query-id, split), when present: tune on `train`, report the rest.
+   */
+  splits?: Map<string, string>;
 }
 
 /**
@@ -70,7 +77,9 @@ function readJsonLines(path: string): Array<Record<string, unknown>> {
 /**
  * Loads a BEIR-layout dataset from `directory` (`corpus.jsonl` or `corpus.jsonl.gz`, `queries.jsonl`,
  * `qrels.tsv` or the file named by `options.qrels`). Accepts `id` or `_id` as the id field.
- * Only queries that have judgements are returned, in file order.
+ * Only queries that have judgements are returned, in file order. When the folder has `answers.jsonl`
+ * (`{ "id", "answers": [...], "split"? }` per query) and/or `query-split.tsv`, the answers and splits
+ * come with it.
  */
 export function loadBeirDataset(directory: string, options: { qrels?: string } = {}): BeirDataset {
   const corpusPath = existsSync(join(directory, 'corpus.jsonl')) ? join(directory, 'corpus.jsonl') : join(directory, 'corpus.jsonl.gz');
@@ -82,5 +91,28 @@ export function loadBeirDataset(directory: string, options: { qrels?: string } =
     .map((row) => ({ id: idOf(row), text: typeof row.text === 'string' ? row.text : '' }))
     .filter((query) => qrels.has(query.id));
   const name = directory.split(/[\\/]/).filter(Boolean).pop() ?? directory;
-  return { name, corpus, queries, qrels };
+  const dataset: BeirDataset = { name, corpus, queries, qrels };
+  const answersPath = join(directory, 'answers.jsonl');
+  const splits = new Map<string, string>();
+  if (existsSync(answersPath)) {
+    const answers = new Map<string, string[]>();
+    for (const row of readJsonLines(answersPath)) {
+      const list = Array.isArray(row.answers) ? row.answers.filter((answer): answer is string => typeof answer === 'string') : [];
+      answers.set(idOf(row), list);
+      if (typeof row.split === 'string') splits.set(idOf(row), row.split);
+    }
+    dataset.answers = answers;
+  }
+  const splitPath = join(directory, 'query-split.tsv');
+  if (existsSync(splitPath)) {
+    readText(splitPath)
+      .split(/\r?\n/)
+      .forEach((line, index) => {
+        const [id, split] = line.split('\t');
+        if (index === 0 && id === 'query-id') return;
+        if (id && split?.trim()) splits.set(id, split.trim());
+      });
+  }
+  if (splits.size > 0) dataset.splits = splits;
+  return dataset;
 }

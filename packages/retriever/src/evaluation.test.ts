@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateRun, ndcgAtK, parseQrels, reciprocalRankAtK, recallAtK } from './evaluation.js';
+import fc from 'fast-check';
+import { ZerdaError } from '@zerda/types';
+import { answerInContext, evaluateRun, ndcgAtK, normalizeForAnswerMatch, parseQrels, reciprocalRankAtK, recallAtK } from './evaluation.js';
 
 const judgements = new Map([
   ['d1', 1],
@@ -42,5 +44,66 @@ describe('evaluation metrics', () => {
     expect([...qrels.keys()]).toEqual(['q1', 'q2']);
     expect(qrels.get('q1')).toEqual(new Map([['d1', 1], ['d2', 2]]));
     expect(() => parseQrels('q1\td1\n')).toThrow(/tsv line 1/);
+  });
+});
+
+describe('answerInContext', () => {
+  it('finds an answer after NFKC, case folding and whitespace collapsing on both sides', () => {
+    expect(answerInContext('The prize went to\n  SULLY   Prudhomme in 1901.', ['Sully Prudhomme'])).toBe(true);
+    expect(answerInContext('ﬁnal answer: Fine', ['FINAL answer'])).toBe(true); // the ﬁ ligature is NFKC-folded
+    expect(answerInContext('Sully Prud-homme', ['Sully Prudhomme'])).toBe(false);
+  });
+
+  it('ignores Arabic diacritics, tatweel and alef variants on either side, and keeps Arabic punctuation', () => {
+    const context = 'وُلِدَ جمال خاشقجي في المدينـــة المنورة، ثم انتقل إلى أمريكا؟';
+    expect(answerInContext(context, ['المدينة المنورة'])).toBe(true);
+    expect(answerInContext('ولد في المدينة المنورة', ['المَدِينَة المُنَوَّرَة'])).toBe(true);
+    expect(answerInContext('انتقل الى امريكا', ['إلى أمريكا'])).toBe(true);
+    expect(answerInContext(context, ['المنورة، ثم'])).toBe(true);
+    expect(answerInContext(context, ['المنورة؛ ثم'])).toBe(false);
+    expect(answerInContext('توفي عام ١٩٥٨', ['1958'])).toBe(true);
+  });
+
+  it('handles mixed Arabic/English text and several answers (any one suffices)', () => {
+    const context = 'نظام BM25 يرتب الوثائق حسب TF-IDF';
+    expect(answerInContext(context, ['absent', 'bm25 يرتب'])).toBe(true);
+    expect(answerInContext(context, ['absent', 'غائب'])).toBe(false);
+  });
+
+  it('never matches an empty or blank answer, nor an empty answer list', () => {
+    expect(answerInContext('anything', [])).toBe(false);
+    expect(answerInContext('anything', ['', '  \n', '\u0640\u064E'])).toBe(false);
+  });
+
+  it('accepts a context normalised once', () => {
+    const normalized = normalizeForAnswerMatch('Quantum Field  Theory\nbegan in the 1920s');
+    expect(normalized).toBe('quantum field theory began in the 1920s');
+    expect(answerInContext(normalized, ['1920S'], { normalizedContext: true })).toBe(true);
+  });
+
+  it('rejects bad input with a ZerdaError naming the field', () => {
+    expect(() => answerInContext(5 as unknown as string, ['a'])).toThrow(/context/);
+    expect(() => answerInContext('a', 'a' as unknown as string[])).toThrow(/answers/);
+    expect(() => answerInContext('a', [5 as unknown as string])).toThrow(/answers\[0\]/);
+    expect(() => answerInContext('a', ['a'], { normalised: true } as never)).toThrow(/options\.normalised/);
+    expect(() => answerInContext('a', ['a'], null as never)).toThrow(/options/);
+    expect(() => normalizeForAnswerMatch(null as unknown as string)).toThrow(ZerdaError);
+  });
+
+  it('finds every answer that stands in the context between spaces, whatever its Unicode (property)', () => {
+    const text = fc.string({ unit: 'binary', maxLength: 40 });
+    fc.assert(
+      fc.property(text, text, text, (before, answer, after) => {
+        const found = answerInContext(`${before} ${answer} ${after}`, [answer]);
+        return normalizeForAnswerMatch(answer) === '' ? !found : found;
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('does not find an answer the context does not hold (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 80 }), (context) => !answerInContext(context, [`${context}\u0001zerda-answer`])),
+    );
   });
 });

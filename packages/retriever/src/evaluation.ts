@@ -1,3 +1,4 @@
+import { normalizeText } from '@zerda/text';
 import { invalidArgument } from '@zerda/types';
 
 /**
@@ -122,4 +123,48 @@ export function parseQrels(tsv: string): Map<string, Map<string, number>> {
     judgements.set(fields[1], grade);
   });
   return qrels;
+}
+
+/**
+ * The normalisation answer-in-context compares under, the same on both sides: Unicode NFKC,
+ * invisible format characters removed, case folded, Arabic diacritics and tatweel removed, alef
+ * forms (أ إ آ ٱ) unified, ى → ي, Arabic-Indic digits as ASCII (the shared `normalizeText` of
+ * @zerda/text), and every whitespace run collapsed to one space, trimmed. Linear in the text.
+ */
+export function normalizeForAnswerMatch(text: string): string {
+  if (typeof text !== 'string') throw invalidArgument('text', 'a string', text);
+  return normalizeText(text).replace(/\s+/gu, ' ').trim();
+}
+
+/** Options of {@link answerInContext}. */
+export interface AnswerInContextOptions {
+  /**
+   * The context is already normalised with {@link normalizeForAnswerMatch} (checking many answer
+   * sets against one context, or one context many times, normalises it once). Default false.
+   */
+  normalizedContext?: boolean;
+}
+
+/**
+ * answer-in-context: true when the context holds at least one of the gold answer strings, both
+ * compared after {@link normalizeForAnswerMatch} (so diacritics, tatweel, alef variants, case,
+ * NFKC forms and line breaks neither help nor hurt). Answers that normalise to the empty string are
+ * ignored; with no usable answer the result is false. Linear in the context per answer (substring search).
+ */
+export function answerInContext(context: string, answers: readonly string[], options: AnswerInContextOptions = {}): boolean {
+  if (typeof context !== 'string') throw invalidArgument('context', 'a string', context);
+  if (!Array.isArray(answers)) throw invalidArgument('answers', 'an array of answer strings', answers);
+  if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
+  for (const key of Object.keys(options)) {
+    if (key !== 'normalizedContext') throw invalidArgument(`options.${key}`, 'no such option (known: normalizedContext)', (options as Record<string, unknown>)[key]);
+  }
+  if (options.normalizedContext !== undefined && typeof options.normalizedContext !== 'boolean') {
+    throw invalidArgument('options.normalizedContext', 'a boolean', options.normalizedContext);
+  }
+  const haystack = options.normalizedContext ? context : normalizeForAnswerMatch(context);
+  return answers.some((answer, index) => {
+    if (typeof answer !== 'string') throw invalidArgument(`answers[${index}]`, 'a string', answer);
+    const needle = normalizeForAnswerMatch(answer);
+    return needle !== '' && haystack.includes(needle);
+  });
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Analyzer, DEFAULT_ANALYZER_OPTIONS, defaultAnalyzer } from './analyzer.js';
+import { tokenize } from './tokenizer.js';
 
 describe('Analyzer', () => {
   it('analyses mixed Arabic/English text per token script', () => {
@@ -46,5 +47,23 @@ describe('Analyzer', () => {
     expect(() => new Analyzer('x' as never)).toThrow('options must be an object');
     expect(() => defaultAnalyzer.analyze(7 as unknown as string)).toThrow('text must be a string, got number 7');
     expect(() => defaultAnalyzer.analyzeTokens(undefined as unknown as string)).toThrow('text must be a string, got undefined');
+  });
+});
+
+describe('Analyzer.termsOfToken', () => {
+  it('gives every token exactly the terms analyze() gives its text (English, Arabic, stopwords, expansions)', () => {
+    const analyzer = new Analyzer();
+    const text = 'The libraries of القاهرةُ والمكتبات، ﷺ and ½ of GPT-4 مكتبـــة؟';
+    const fromTokens = tokenize(text).flatMap((token) => [...analyzer.termsOfToken(token)]);
+    expect(fromTokens).toEqual(analyzer.analyze(text));
+    expect(analyzer.termsOfToken({ text: 'the', script: 'latin' })).toEqual([]);
+    expect(analyzer.termsOfToken({ text: 'في', script: 'arabic' })).toEqual([]);
+  });
+
+  it('rejects what is not a token, naming the field', () => {
+    const analyzer = new Analyzer();
+    expect(() => analyzer.termsOfToken(null as never)).toThrow(/token/);
+    expect(() => analyzer.termsOfToken({ text: 5, script: 'latin' } as never)).toThrow(/token\.text/);
+    expect(() => analyzer.termsOfToken({ text: 'x', script: 'greek' } as never)).toThrow(/token\.script/);
   });
 });

@@ -90,6 +90,9 @@ function analyzerFingerprint(options: ResolvedAnalyzerOptions): string {
   return `zerda-analyzer(${[...flags, `arabic=${options.arabic.stemmer}`, `english=${options.english.stemmer}`, `min=${options.minTokenLength}`].join(',')})`;
 }
 
+const NO_TERMS: readonly string[] = Object.freeze([]);
+const TOKEN_SCRIPTS: readonly TokenScript[] = ['arabic', 'latin', 'digit', 'other'];
+
 // What one distinct token text analyses to: no term (stopword, too short, normalised away), one
 // term (the usual case), or several (a compatibility character such as ﷺ or ½ expands to words).
 type TermsOfToken = string | readonly string[] | null;
@@ -150,6 +153,20 @@ export class Analyzer {
       else for (const term of result) analyzed.push({ term, token });
     });
     return analyzed;
+  }
+
+  /**
+   * The terms one token analyses to, exactly as {@link Analyzer.analyze} would produce them for it
+   * (memoised): none for a stopword or a too-short token, usually one, several for a compatibility
+   * character that expands to words. For callers that tokenised a text once (`tokenize`) and need
+   * both the tokens and their terms.
+   */
+  termsOfToken(token: Pick<Token, 'text' | 'script'>): readonly string[] {
+    if (token === null || typeof token !== 'object') throw invalidArgument('token', 'a token { text, script } from tokenize()', token);
+    requireString(token.text, 'token.text');
+    if (!TOKEN_SCRIPTS.includes(token.script)) throw invalidArgument('token.script', `one of ${TOKEN_SCRIPTS.join(', ')}`, token.script);
+    const result = this.termsOf(token.text, token.script);
+    return result === null ? NO_TERMS : typeof result === 'string' ? [result] : result;
   }
 
   /** The memoised terms of one token. */

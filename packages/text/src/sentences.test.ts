@@ -33,6 +33,42 @@ describe('splitSentences', () => {
     // Arabic has no letter case to tell a continuation, so a quoted exclamation ends the sentence.
     expect(texts('قال «توقف!» ثم ذهب.')).toEqual(['قال «توقف!»', 'ثم ذهب.']);
   });
+  it('keeps citation marks with their sentence and splits after them (Wikipedia text, English and Arabic)', () => {
+    const texts = (input: string) => splitSentences(input).map((sentence) => sentence.text);
+    expect(texts('It is one of the five Nobel Prizes.[1] The first prize went to Sully Prudhomme.[2][3] He was French.')).toEqual([
+      'It is one of the five Nobel Prizes.[1]',
+      'The first prize went to Sully Prudhomme.[2][3]',
+      'He was French.',
+    ]);
+    expect(texts('It was founded in 1920.[note 4] Later it grew.')).toEqual(['It was founded in 1920.[note 4]', 'Later it grew.']);
+    expect(texts('يمر بها نهر النيل.[٣] وهو أطول أنهار العالم.')).toEqual(['يمر بها نهر النيل.[٣]', 'وهو أطول أنهار العالم.']);
+    // An abbreviation before a citation still does not end the sentence; a bracket that is not a citation mark stays inside.
+    expect(texts('Made in the U.S.[1] Navy yards. Done.')).toEqual(['Made in the U.S.[1] Navy yards.', 'Done.']);
+    expect(texts('See the list [a, b]. Next.')).toEqual(['See the list [a, b].', 'Next.']);
+  });
+
+  it('is linear on its worst inputs: runs of terminators, closers and brackets without whitespace (a growth ratio)', () => {
+    const patterns = ['.', '?!', '.\u201d', '.[a', '؟]'];
+    for (const unit of patterns) {
+      const sample = (size: number) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size) + 'x';
+      // Per-call time, repeating until 20 ms have passed, so that a fast call is not lost in timer noise.
+      const time = (input: string) => {
+        let calls = 0;
+        const started = performance.now();
+        do {
+          splitSentences(input);
+          calls += 1;
+        } while (performance.now() - started < 20);
+        return (performance.now() - started) / calls;
+      };
+      const small = sample(100_000);
+      const large = sample(1_000_000);
+      time(small);
+      const ratio = Math.min(time(large), time(large)) / Math.min(time(small), time(small));
+      expect(ratio, `pattern ${JSON.stringify(unit)}`).toBeLessThan(15);
+    }
+  });
+
   it('returns offsets that slice the input', () => {
     const text = '  First one.   Second… third? ';
     for (const sentence of splitSentences(text)) expect(text.slice(sentence.start, sentence.end)).toBe(sentence.text);

@@ -7,9 +7,16 @@ export interface Sentence {
   end: number;
 }
 
-// A run of terminators with any closing quotes/brackets, followed by whitespace or the end; or a
-// line break. Terminators: . ! ? … Arabic ؟ Urdu ۔ and the full-width/CJK 。！？.
-const BOUNDARY = /([.!?…؟۔。！？]+)["'”’»)\]}›]*(?=\s|$)|\r\n|[\n\r\u2028\u2029\u0085]/gu;
+// A run of terminators with any closing quotes/brackets and citation marks ("medicine.[1][2]",
+// "…العالم.[٣]"), followed by whitespace or the end; or a line break. Terminators: . ! ? … Arabic ؟
+// Urdu ۔ and the full-width/CJK 。！？. Each part is matched atomically (a lookahead captures the
+// longest run, a backreference consumes it) and a run is only tried from its first character, so a
+// long run of dots or brackets costs linear time, never quadratic backtracking.
+const TERMINATORS = '.!?…؟۔。！？';
+const BOUNDARY = new RegExp(
+  `(?<![${TERMINATORS}])(?=([${TERMINATORS}]+))\\1(?=(["'”’»)\\]}›]*))\\2(?=((?:\\[[\\p{L}\\p{N} ]{1,24}\\])*))\\3(?=\\s|$)|\\r\\n|[\\n\\r\\u2028\\u2029\\u0085]`,
+  'gu',
+);
 // Words that end with a dot without ending the sentence. Compared lower case, without the dot.
 const ABBREVIATIONS = new Set([
   'mr', 'mrs', 'ms', 'dr', 'prof', 'sr', 'jr', 'st', 'vs', 'fig', 'figs', 'nos', 'vol', 'vols', 'pp',
@@ -48,7 +55,7 @@ function pushTrimmed(text: string, start: number, end: number, sentences: Senten
 
 /**
  * Splits text into sentences after . ! ? … ؟ ۔ (and 。！？), together with closing quotes or
- * brackets, when whitespace or the end follows; and at every line break. A dot does not end a
+ * brackets and citation marks such as `[1]` or `[note 2]` (Wikipedia), when whitespace or the end follows; and at every line break. A dot does not end a
  * sentence after a known abbreviation ("e.g.", "Dr.", "Fig."), after an
  * initial ("J.", "د."), inside a number ("3.5") or when the next word starts lower case. Sentences
  * carry their offsets and exclude the whitespace around them.
