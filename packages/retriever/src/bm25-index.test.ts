@@ -55,7 +55,7 @@ describe('Bm25Index: MaxScore pruning', () => {
       }),
       { numRuns: 300 },
     );
-  });
+  }, 120_000);
 
   it('really has long lists to prune (the test would be vacuous otherwise)', () => {
     const stats = pruned.stats();

@@ -441,9 +441,15 @@ export class Bm25Index {
       this.scratch,
       hitMasks,
     );
-    const checked = Object.freeze([...absent, ...terms.slice(0, TRACKED_TERMS).map(({ term }) => term)]);
+    const checked: string[] = absent;
+    for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) checked.push(terms[index]!.term);
+    Object.freeze(checked);
     const byMask = new Map<number, readonly string[]>();
-    const matchedOf = (mask: number): readonly string[] => {
+    const { ranks, items } = heap.sortedArrays();
+    const hits: IndexHit[] = new Array(items.length);
+    for (let rank = 0; rank < items.length; rank++) {
+      const ordinal = items[rank]!;
+      const mask = hitMasks[ordinal]!;
       let matched = byMask.get(mask);
       if (!matched) {
         const list: string[] = [];
@@ -451,9 +457,9 @@ export class Bm25Index {
         matched = Object.freeze(list);
         byMask.set(mask, matched);
       }
-      return matched;
-    };
-    return { hits: heap.sorted().map(({ rank, item }) => ({ chunk: chunks[item]!, score: rank, matched: matchedOf(hitMasks[item]!) })), checked };
+      hits[rank] = { chunk: chunks[ordinal]!, score: ranks[rank]!, matched };
+    }
+    return { hits, checked };
   }
 
   /** The exact block bounds when they hold for these parameters and this average length. */

@@ -26,7 +26,7 @@ import { SAFETY, contributionBound, type LengthNormalization } from './scoring.j
  */
 
 /** Chunks per window: big enough to amortise a window's bookkeeping, small enough to stay in cache. */
-export const WINDOW_BITS = Number(globalThis.process?.env?.ZW ?? 12);
+export const WINDOW_BITS = 12;
 export const STATS = { windows: 0, skipped: 0, scored: 0, probes: 0, candidates: 0, pruned: 0, queries: 0, essential: 0 };
 export const WINDOW = 1 << WINDOW_BITS;
 
@@ -74,12 +74,14 @@ export class SearchScratch {
   accumulator = new Float64Array(WINDOW);
   masks = new Int32Array(WINDOW);
   touched = new Int32Array(WINDOW >>> 5);
+  order = new Int32Array(WINDOW);
   blocks = new Uint32Array(16);
   positions = new Uint32Array(16);
   blockEnds = new Uint32Array(16);
   weights = new Float64Array(16);
   bits = new Int32Array(16);
   bounds = new Float64Array(17);
+  candidateBounds = new Float64Array(16);
   suffix = new Float64Array(17);
   deltaAccumulator = new Float64Array(0);
   deltaMasks = new Uint32Array(0);
@@ -94,6 +96,7 @@ export class SearchScratch {
     this.weights = new Float64Array(size);
     this.bits = new Int32Array(size);
     this.bounds = new Float64Array(size + 1);
+    this.candidateBounds = new Float64Array(size);
     this.suffix = new Float64Array(size + 1);
   }
 
@@ -167,7 +170,7 @@ function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: Se
   const { blockMaxText, blockMaxTitle, blockMinTextLength, blockMinTitleLength } = segment;
   const count = terms.length;
   scratch.reserveTerms(count);
-  const { accumulator, masks, touched, blocks, positions, bounds, suffix, weights, blockEnds, bits } = scratch;
+  const { accumulator, masks, touched, order, blocks, positions, bounds, suffix, weights, blockEnds, bits, candidateBounds } = scratch;
   for (let index = 0; index < count; index++) {
     const term = terms[index]!;
     blocks[index] = term.blockStart;
@@ -204,7 +207,11 @@ function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: Se
       while (essential > 0 && suffix[essential - 1]! * SAFETY < threshold) essential--;
     }
 
-    // Essential terms: score every posting in the window, term at a time.
+    // Essential terms: score every posting in the window, term at a time. When every term is
+    // essential no chunk needs completing, so the touched chunks are listed in first-touch order
+    // (the highest-weighted term's first: strong chunks fill the heap early, fewer replacements).
+    const listed = essential === count;
+    let orderCount = 0;
     for (let index = 0; index < essential; index++) {
       const blockEnd = blockEnds[index]!;
       const weight = weights[index]!;
@@ -225,9 +232,10 @@ function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: Se
           const frequency = code !== 0 ? frequencies[code]! : packedFrequency(exceptionAt(segment, position), titleWeight);
           if (!(frequency > 0)) continue;
           const slot = ordinal - low;
+          if (listed && accumulator[slot] === 0) order[orderCount++] = slot;
           accumulator[slot]! += (weight * frequency) / (frequency + norms[ordinal]!);
           masks[slot]! |= bit;
-          touched[slot >>> 5]! |= 1 << (slot & 31);
+          if (!listed) touched[slot >>> 5]! |= 1 << (slot & 31);
         }
         if (position < end) break;
       }
@@ -235,9 +243,35 @@ function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: Se
       positions[index] = position;
     }
 
-    // Every touched chunk in ordinal order: complete it with the other terms, offer it to the heap.
-    const words = (high - low + 31) >>> 5;
     let failure: unknown;
+    for (let index = 0; index < orderCount; index++) {
+      const slot = order[index]!;
+      const score = accumulator[slot]!;
+      const mask = masks[slot]!;
+      accumulator[slot] = 0;
+      masks[slot] = 0;
+      if (failure !== undefined || score < weakest || !heap.admits(score, low + slot)) continue;
+      const ordinal = low + slot;
+      if (accept) {
+        let accepted: boolean;
+        try {
+          accepted = accept(ordinal);
+        } catch (error) {
+          failure = error;
+          continue;
+        }
+        if (!accepted) continue;
+      }
+      heap.push(score, ordinal);
+      hitMasks[ordinal] = mask;
+      if (heap.length === capacity) {
+        weakest = heap.weakestRank()!;
+        if (prune) threshold = weakest;
+      }
+    }
+
+    // Otherwise every touched chunk in ordinal order: complete it with the other terms, offer it to the heap.
+    const words = listed ? 0 : (high - low + 31) >>> 5;
     for (let word = 0; word < words; word++) {
       let wordBits = touched[word]!;
       if (wordBits === 0) continue;
@@ -254,28 +288,24 @@ function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: Se
         const ordinal = low + slot;
         if (essential < count) {
           if ((score + suffix[essential]!) * SAFETY < threshold) continue;
-          let complete = true;
+          // Tighter: the bounds of the blocks that could hold this ordinal (0 where a term has a gap).
+          let remaining = 0;
           for (let index = essential; index < count; index++) {
-            // Find the term's block that could hold the ordinal (blocks only move forward).
             const blockEnd = blockEnds[index]!;
             let block = blocks[index]!;
             while (block < blockEnd && lasts[block]! < ordinal) block++;
             blocks[index] = block;
-            const base = block < blockEnd ? bases[block]! : ordinal + 1;
-            if (ordinal < base) {
-              // Not in the term's postings: its share of the bound is gone.
-              if ((score + suffix[index + 1]!) * SAFETY < threshold) {
-                complete = false;
-                break;
-              }
-              continue;
-            }
-            // The block's own bound is tighter than the window's.
-            const blockBound = impacts ? weights[index]! * impacts[block]! : bounds[index]!;
-            if ((score + blockBound + suffix[index + 1]!) * SAFETY < threshold) {
-              complete = false;
-              break;
-            }
+            const bound = block < blockEnd && bases[block]! <= ordinal ? (impacts ? weights[index]! * impacts[block]! : bounds[index]!) : 0;
+            candidateBounds[index] = bound;
+            remaining += bound;
+          }
+          let complete = (score + remaining) * SAFETY >= threshold;
+          for (let index = essential; complete && index < count; index++) {
+            const bound = candidateBounds[index]!;
+            if (bound === 0) continue;
+            remaining -= bound;
+            const block = blocks[index]!;
+            const base = bases[block]!;
             const target = ordinal - base;
             const end = starts[block + 1]!;
             let position = positions[index]!;
@@ -307,6 +337,7 @@ function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: Se
                 mask |= bits[index]!;
               }
             }
+            if ((score + remaining) * SAFETY < threshold) complete = false;
           }
           if (!complete) continue;
         }
