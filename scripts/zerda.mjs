@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withTestPostgres } from './postgres-fixture.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PNPM_VERSION = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).packageManager.split('@')[1];
@@ -100,6 +101,9 @@ function runTests(binary, args, totals) {
 
 function count(line, totals) {
   const plain = line.replace(/\x1b\[[0-9;]*m/g, '');
+  // @zerda/runtimes prints which runtimes ran the smoke script and which were skipped (and why).
+  const runtimes = /zerda runtimes: (.+\|.+)$/.exec(plain);
+  if (runtimes) totals.runtimes = runtimes[1].trim();
   const match = /\bTests\s+(.*)\(\d+\)\s*$/.exec(plain);
   if (!match) return;
   for (const [, number, kind] of match[1].matchAll(/(\d+) (passed|failed|skipped|todo)/g)) totals[kind] = (totals[kind] ?? 0) + Number(number);
@@ -112,8 +116,10 @@ if (command === 'setup') {
   const binary = setup();
   const totals = { passed: 0, failed: 0, skipped: 0 };
   let status = await runTests(binary, ['run', 'test:workspace'], totals);
-  if (status === 0) status = await runTests(binary, ['run', 'test:packages'], totals);
-  console.log(`\n${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  // The package tests get a private PostgreSQL + pgvector server (ZERDA_PG_URL) when this machine has one.
+  if (status === 0) status = await withTestPostgres(env, () => runTests(binary, ['run', 'test:packages'], totals));
+  console.log(`\nsmoke script runtimes: ${totals.runtimes ?? 'not run (see @zerda/runtimes)'}`);
+  console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
   if (status !== 0) {
     console.error(`✗ tests failed (exit ${status})`);
     process.exit(status);

@@ -11,7 +11,8 @@ const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 const importPattern = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function packageNameOf(specifier: string): string | undefined {
-  if (specifier.startsWith('.') || specifier.startsWith('/') || builtins.has(specifier) || specifier.startsWith('node:')) return undefined;
+  // `#name` is the package's own conditional import (package.json `imports`), not a dependency.
+  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('#') || builtins.has(specifier) || specifier.startsWith('node:')) return undefined;
   const parts = specifier.split('/');
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
 }

@@ -48,8 +48,8 @@ describe('swap-backend example', () => {
     for (const run of runs) {
       queries.forEach(({ query }, i) => {
         const chunksOf = (outcome: (typeof run.outcomes)[number]) => outcome.result.chunks.map((chunk) => `${chunk.chunk.id} ${[...(chunk.retrievers ?? [])].sort().join('+')}`);
-        // Each database scores text its own way (PostgreSQL ts_rank, LanceDB BM25), yet on this corpus
-        // the fused contexts are the in-memory ones, chunk for chunk, found by the same retrievers.
+        // Each database keeps its own keyword index (PostgreSQL BM25 over zerda's analysis, LanceDB BM25),
+        // and on this corpus the fused contexts are the in-memory ones, chunk for chunk, found by the same retrievers.
         expect(chunksOf(run.outcomes[i]!), `${run.backend}: ${query}`).toEqual(chunksOf(reference.outcomes[i]!));
       });
       const [hnsw, arabic] = run.outcomes;

@@ -102,8 +102,8 @@ export async function runSwapBackendExample(print: (line: string) => void = cons
 export const textSearchBackends = backends.filter((backend) => backend.name === 'pgvector' || backend.name === 'lancedb');
 
 /**
- * The same engine code with `keywordSearch: 'store'`: BM25-style keyword retrieval runs inside
- * PostgreSQL (full-text search, Arabic and English configurations) or LanceDB (its inverted index),
+ * The same engine code with `keywordSearch: 'store'`: BM25 keyword retrieval runs inside
+ * PostgreSQL (its BM25 keyword index over text analysed by @zerda/text) or LanceDB (its inverted index),
  * fused with the vectors as before — nothing per chunk stays in this process.
  */
 export async function runInDatabaseHybrid(print: (line: string) => void = console.log): Promise<BackendRun[]> {

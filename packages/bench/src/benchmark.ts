@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
+import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, answeredQueries, heldOutName, naiveAnswerRate, oracleRates, type SplitGroup } from './answer-context.js';
 import { auditContext, packNaively, summarizeAudits, type ContextQuality } from './context-metrics.js';
 import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
 import { executeJob } from './job-runner.js';
@@ -28,6 +29,9 @@ export interface BenchmarkOptions {
   /** cl100k token budgets of the context benchmark. */
   tokenBudgets: number[];
   tokenQueries: number;
+  /** Character and cl100k token budgets of answer-in-context (datasets with `answers.jsonl`). */
+  answerBudgets: number[];
+  answerTokenBudgets: number[];
   /** Results per query in the retrieval benchmark. */
   depth: number;
   scaleSizes: number[];
@@ -65,6 +69,8 @@ export function benchmarkPreset(variant: 'full' | 'quick'): BenchmarkOptions {
     budgets: [1000, 2000, 4000],
     tokenBudgets: [250, 500, 1000],
     tokenQueries: quick ? 50 : 300,
+    answerBudgets: [...ANSWER_CHAR_BUDGETS],
+    answerTokenBudgets: [...ANSWER_TOKEN_BUDGETS],
     depth: 100,
     scaleSizes: quick ? [2_000, 10_000] : [10_000, 100_000, 1_000_000],
     scaleConfigurations: ['keyword', 'memory-vector', 'hnsw', 'hybrid-hnsw'],
@@ -81,6 +87,21 @@ export function benchmarkPreset(variant: 'full' | 'quick'): BenchmarkOptions {
     log: (line) => process.stderr.write(`${line}\n`),
     command: 'node dist/cli.js',
   };
+}
+
+/** answer-in-context of naive packing of one system's top 10 (or, for `oracle`, the ceiling) at one budget and split. */
+export interface NaiveAnswerRow {
+  dataset: string;
+  /** A system, or `oracle`: the answer appears anywhere in zerda's BM25 top 10 (`budget` 0, `unit` 'all'; `top1` beside it). */
+  system: SystemId | 'oracle';
+  split: SplitGroup;
+  splitName: string;
+  unit: 'chars' | 'tokens' | 'all';
+  budget: number;
+  queries: number;
+  rate: number;
+  /** For the oracle: the answer is in the first document alone. */
+  top1?: number;
 }
 
 /** A dataset as measured: its name, language and sizes (after slicing). */
@@ -114,11 +135,13 @@ export interface BenchmarkReport {
   machine: MachineInfo;
   durationSeconds: number;
   sectionSeconds: Partial<Record<Section, number>>;
-  settings: { slice: SliceOptions; budgets: number[]; tokenBudgets: number[]; tokenQueries: number; depth: number; scaleQueries: number; vectorQueries: number; seed: number; warmup: number; isolate: boolean };
+  settings: { slice: SliceOptions; budgets: number[]; tokenBudgets: number[]; tokenQueries: number; answerBudgets?: number[]; answerTokenBudgets?: number[]; depth: number; scaleQueries: number; vectorQueries: number; seed: number; warmup: number; isolate: boolean };
   datasets: DatasetSummary[];
   retrieval: Array<Omit<RetrievalResult, 'run'>>;
   engine: EngineResult[];
   naive: NaivePackingResult[];
+  /** answer-in-context of naive packing per system, and the oracle, per split (datasets with answers). */
+  naiveAnswers: NaiveAnswerRow[];
   scale: ScaleResult[];
   vectors: VectorRow[];
   targets: TargetVerdict[];
@@ -148,6 +171,25 @@ export function naivePacking(dataset: BenchDataset, result: RetrievalResult, bud
   });
 }
 
+/** answer-in-context of naive packing of a system's top 10 per split and budget; for zerda's BM25, the oracle too. */
+export function naiveAnswerRows(dataset: BenchDataset, result: RetrievalResult, options: Pick<BenchmarkOptions, 'answerBudgets' | 'answerTokenBudgets'>, tokens: LengthCounter): NaiveAnswerRow[] {
+  if (result.status !== 'ok' || !result.run || !dataset.answers) return [];
+  const rows: NaiveAnswerRow[] = [];
+  const groups = answeredQueries(dataset);
+  for (const split of ['train', 'held-out'] as SplitGroup[]) {
+    const queries = groups[split];
+    if (queries.length === 0) continue;
+    const base = { dataset: dataset.name, split, splitName: split === 'train' ? 'train' : heldOutName(dataset), queries: queries.length };
+    for (const budget of options.answerBudgets) rows.push({ ...base, system: result.system, unit: 'chars', budget, rate: naiveAnswerRate(dataset, result.run, queries, budget, charCounter) });
+    for (const budget of options.answerTokenBudgets) rows.push({ ...base, system: result.system, unit: 'tokens', budget, rate: naiveAnswerRate(dataset, result.run, queries, budget, tokens) });
+    if (result.system === 'zerda-keyword') {
+      const oracle = oracleRates(dataset, result.run, queries);
+      rows.push({ ...base, system: 'oracle', unit: 'all', budget: 0, rate: oracle.topDepth, top1: oracle.top1 });
+    }
+  }
+  return rows;
+}
+
 /**
  * Runs the benchmark sections in order — retrieval quality and speed per system and dataset,
  * context quality (ContextEngine.run() against naive packing), scale, vector backends — each
@@ -174,6 +216,8 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
       budgets: options.budgets,
       tokenBudgets: options.tokenBudgets,
       tokenQueries: options.tokenQueries,
+      answerBudgets: options.answerBudgets,
+      answerTokenBudgets: options.answerTokenBudgets,
       depth: options.depth,
       scaleQueries: options.scaleQueries,
       vectorQueries: options.vectorQueries,
@@ -185,6 +229,7 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
     retrieval: [],
     engine: [],
     naive: [],
+    naiveAnswers: [],
     scale: [],
     vectors: [],
     targets: [],
@@ -219,6 +264,7 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
           if (sections.has('context')) {
             report.naive.push(...naivePacking(dataset, result, options.budgets, 'chars', charCounter));
             if (options.tokenBudgets.length > 0) report.naive.push(...naivePacking(dataset, result, options.tokenBudgets, 'tokens', tokens, options.tokenQueries));
+            report.naiveAnswers.push(...naiveAnswerRows(dataset, result, options, tokens));
           }
         } else {
           log(`  ${result.status}: ${result.reason}`);
@@ -232,7 +278,7 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
         const variants: EngineVariant[] = (await chooseEmbedder(dataset.language)).embedder ? ['default', 'keyword'] : ['default'];
         for (const variant of variants) {
           log(`[context] ${name} · ContextEngine.run() (${variant}) …`);
-          const job: Job = { kind: 'engine', dataset: reference, budgets: options.budgets, tokenBudgets: options.tokenBudgets, tokenQueries: options.tokenQueries, warmup: options.warmup, variant };
+          const job: Job = { kind: 'engine', dataset: reference, budgets: options.budgets, tokenBudgets: options.tokenBudgets, tokenQueries: options.tokenQueries, warmup: options.warmup, variant, answerBudgets: options.answerBudgets, answerTokenBudgets: options.answerTokenBudgets };
           const result = (await executeJob(job, runner)) as EngineResult;
           if (result.status === 'ok') {
             log(`  ${result.budgets.map((entry) => `gold@${entry.budget}${entry.unit === 'tokens' ? 't' : ''} ${format(entry.quality.goldInContext)}`).join(' · ')} · run p50 ${format(result.budgets[0]?.latency.p50Ms)} ms`);

@@ -14,6 +14,10 @@ export interface BenchDataset {
   qrels: Map<string, Map<string, number>>;
   /** Size of the full dataset before slicing. */
   full: { documents: number; queries: number };
+  /** Gold answer strings per kept query, when the folder has `answers.jsonl`. */
+  answers?: Map<string, string[]>;
+  /** Split per kept query (`train`, `dev`, `test`), when the folder records one. */
+  splits?: Map<string, string>;
 }
 
 /** How much of a dataset to use (the quick variant and the smoke test take slices). */
@@ -106,5 +110,9 @@ function sliceDataset(dataset: BeirDataset, slice: SliceOptions): BenchDataset {
     if (kept.size > 0) qrels.set(queryId, kept);
   }
   queries = queries.filter((query) => qrels.has(query.id));
-  return { name: dataset.name, language: corpusLanguage(documents), documents, queries, qrels, full };
+  const sliced: BenchDataset = { name: dataset.name, language: corpusLanguage(documents), documents, queries, qrels, full };
+  const keptIds = new Set(queries.map((query) => query.id));
+  if (dataset.answers) sliced.answers = new Map([...dataset.answers].filter(([id]) => keptIds.has(id)));
+  if (dataset.splits) sliced.splits = new Map([...dataset.splits].filter(([id]) => keptIds.has(id)));
+  return sliced;
 }

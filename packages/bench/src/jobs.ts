@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluateRun, type EvaluationSummary } from '@zerda/retriever';
 import type { DocumentChunk, Embedder, LengthCounter, VectorStore } from '@zerda/types';
+import { AnswerTally, answeredQueries, heldOutName, type SplitGroup } from './answer-context.js';
 import { auditContext, summarizeAudits, type ContextQuality } from './context-metrics.js';
 import { loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
 import { chooseEmbedder, embedDocuments, embeddingText, type EmbedderChoice } from './embedding.js';
@@ -43,6 +46,9 @@ export interface EngineJob {
   warmup: number;
   /** `default`: `index(chunks, { embedder })` when the language has a model (keyword + vector hybrid), else keyword; `keyword`: `index(chunks)`. */
   variant: EngineVariant;
+  /** Character and cl100k token budgets of answer-in-context (datasets with `answers.jsonl`; every answered query, per split). */
+  answerBudgets?: number[];
+  answerTokenBudgets?: number[];
 }
 
 /** How the engine under test is indexed. */
@@ -65,7 +71,7 @@ export interface ScaleJob {
 }
 
 /** Every vector backend the bench can measure (in report order). */
-export const VECTOR_BACKENDS = ['memory', 'hnswlib', 'pgvector-exact', 'pgvector-hnsw', 'faiss-flat', 'faiss-hnsw', 'chroma', 'lancedb-exact', 'lancedb-ivf'] as const;
+export const VECTOR_BACKENDS = ['memory', 'hnswlib', 'pgvector-exact', 'pgvector-hnsw', 'pgvector-server', 'faiss-flat', 'faiss-hnsw', 'chroma', 'lancedb-exact', 'lancedb-ivf'] as const;
 
 export type VectorBackend = (typeof VECTOR_BACKENDS)[number];
 
@@ -108,6 +114,8 @@ export interface RetrievalResult extends JobStatus {
   build?: BuildCost;
   latency?: LatencySummary;
   quality?: EvaluationSummary;
+  /** The same queries from several concurrent clients, for systems on a server. */
+  throughput?: Throughput;
   /** Top `depth` document ids per query id. */
   run?: Record<string, string[]>;
   embeddingModel: string;
@@ -120,8 +128,22 @@ export interface EngineBudgetResult {
   latency: LatencySummary;
 }
 
+/** answer-in-context of one engine at one budget on one split group. */
+export interface AnswerRate {
+  /** `train` (where parameters are chosen) or `held-out`; `splitName` says which (`dev`, `test`). */
+  split: SplitGroup;
+  splitName: string;
+  unit: 'chars' | 'tokens';
+  budget: number;
+  queries: number;
+  /** Share of questions whose context holds a gold answer (0–1). */
+  rate: number;
+}
+
 export interface EngineResult extends JobStatus {
   kind: 'engine';
+  /** answer-in-context per split and budget, for datasets with answers. */
+  answers?: AnswerRate[];
   dataset: string;
   variant: EngineVariant;
   retrievers: string;
@@ -147,6 +169,24 @@ export interface ScaleResult extends JobStatus {
   /** Seconds spent embedding the sentence pool (0 when cached). */
   embeddingSeconds?: number;
   embeddingFidelity?: EmbeddingFidelity;
+  /** `engine.save` / `ContextEngine.open` of this engine (keyword and hybrid-hnsw configurations). */
+  snapshot?: SnapshotCost | { status: 'failed'; reason: string };
+}
+
+/** What saving and reopening an engine costs (the open runs in a fresh process). */
+export interface SnapshotCost {
+  status: 'ok';
+  saveMs: number;
+  /** Bytes on disk of the snapshot's files. */
+  bytes: number;
+  files: number;
+  openMs: number;
+  /** The opening process's resident set before `open` and its peak once `open` returned. */
+  openBaselineRssBytes: number;
+  openPeakRssBytes: number;
+  /** Whether the opened engine gave exactly the saved engine's contexts and chunk ids for the checked queries. */
+  identical: boolean;
+  checkedQueries: number;
 }
 
 export interface VectorResult extends JobStatus {
@@ -160,8 +200,18 @@ export interface VectorResult extends JobStatus {
   /** Growth of a separate server process's resident set over the build (Chroma), which the client's figures cannot see. */
   serverRssGrowthBytes?: number;
   latency?: LatencySummary;
+  /** The same queries from several concurrent clients (a connection pool's worth), for server backends. */
+  throughput?: Throughput;
   /** Top-k chunk ids per query (in query order). */
   ids?: string[][];
+}
+
+/** Queries answered per second with `clients` callers each sending its next query as soon as the last returns. */
+export interface Throughput {
+  clients: number;
+  queries: number;
+  seconds: number;
+  qps: number;
 }
 
 export type JobResult = RetrievalResult | EngineResult | ScaleResult | VectorResult;
@@ -219,6 +269,7 @@ export async function runRetrievalJob(job: RetrievalJob): Promise<RetrievalResul
         run[query.id] = ids;
       },
     });
+    const throughput = system.concurrentClients ? await concurrentThroughput(system.concurrentClients, dataset.queries, (query) => system.search(query.text, job.depth)) : undefined;
     cost.peakRssBytes = peakRss();
     await system.close?.();
     // A retriever that answers most queries with nothing has failed on this corpus (typically: its
@@ -236,7 +287,7 @@ export async function runRetrievalJob(job: RetrievalJob): Promise<RetrievalResul
       };
     }
     const quality = evaluateRun(new Map(Object.entries(run)), dataset.qrels);
-    return { ...base, status: 'ok', settings: system.settings, build: cost, latency: summary, quality, run, embeddingModel: choice?.modelId ?? 'none' };
+    return { ...base, status: 'ok', settings: system.settings, build: cost, latency: summary, ...(throughput ? { throughput } : {}), quality, run, embeddingModel: choice?.modelId ?? 'none' };
   } catch (error) {
     return { ...base, ...statusOf(error) };
   }
@@ -306,10 +357,47 @@ export async function runEngineJob(job: EngineJob): Promise<EngineResult> {
       const queries = dataset.queries.slice(0, job.tokenQueries);
       for (const budget of job.tokenBudgets) await measure(tokenEngine, budget, 'tokens', queries, counter);
     }
-    return { ...base, status: 'ok', retrievers, build: cost, budgets, ...(stages ? { stages } : {}) };
+    const answers = dataset.answers ? await measureAnswers(dataset, job, engine, async (counter) => {
+      const tokenEngine = new ContextEngine({ config: ENGINE_BENCH_CONFIG, lengthCounter: counter });
+      await tokenEngine.index(chunks, indexOptions);
+      return tokenEngine;
+    }) : undefined;
+    return { ...base, status: 'ok', retrievers, build: cost, budgets, ...(stages ? { stages } : {}), ...(answers ? { answers } : {}) };
   } catch (error) {
     return { ...base, retrievers, ...statusOf(error) };
   }
+}
+
+type RunningEngine = { run(query: string, options: { overrideBudget: number; useHistory: boolean; recordTurn: boolean }): Promise<{ context: string }> };
+
+/** answer-in-context of the engine at every answer budget, per split group (every answered query). */
+async function measureAnswers(dataset: BenchDataset, job: EngineJob, engine: RunningEngine, withCounter: (counter: LengthCounter) => Promise<RunningEngine>): Promise<AnswerRate[]> {
+  const groups = answeredQueries(dataset);
+  const rates: AnswerRate[] = [];
+  const { charCounter } = await import('@zerda/text');
+  const { tokenCounter } = await import('@zerda/context-core');
+  const units: Array<{ unit: 'chars' | 'tokens'; budgets: readonly number[]; counter: LengthCounter }> = [
+    { unit: 'chars', budgets: job.answerBudgets ?? [], counter: charCounter },
+    { unit: 'tokens', budgets: job.answerTokenBudgets ?? [], counter: tokenCounter('cl100k_base') },
+  ];
+  for (const { unit, budgets, counter } of units) {
+    if (budgets.length === 0) continue;
+    const runner = unit === 'chars' ? engine : await withCounter(counter);
+    for (const split of ['train', 'held-out'] as SplitGroup[]) {
+      const queries = groups[split];
+      if (queries.length === 0) continue;
+      for (const budget of budgets) {
+        const tally = new AnswerTally();
+        for (const query of queries) {
+          const result = await runner.run(query.text, { overrideBudget: budget, useHistory: false, recordTurn: false });
+          if (counter(result.context) > budget) throw new Error(`a context exceeded its budget (${budget} ${unit}) for query ${query.id}`);
+          tally.add(result.context, dataset.answers?.get(query.id) ?? []);
+        }
+        rates.push({ split, splitName: split === 'train' ? 'train' : heldOutName(dataset), unit, budget, queries: queries.length, rate: tally.rate });
+      }
+    }
+  }
+  return rates;
 }
 
 /** Queries for the scale and vector jobs: a seeded choice of the source dataset's queries. */
@@ -439,9 +527,54 @@ export async function runScaleJob(job: ScaleJob): Promise<ScaleResult> {
     });
     cost.peakRssBytes = peakRss();
     const stages = Object.fromEntries(Object.entries(stageTotals).map(([stage, total]) => [stage, total / Math.max(1, queries.length)]));
-    return { ...base, status: 'ok', build: cost, run: summary, retrieve: summarizeLatencies(retrieve), stages, averageChunkCharacters, embeddingSeconds, ...(fidelity ? { embeddingFidelity: fidelity } : {}) };
+    const snapshot = job.configuration === 'keyword' || job.configuration === 'hybrid-hnsw' ? await measureSnapshot(engine, job, queries) : undefined;
+    return { ...base, status: 'ok', build: cost, run: summary, retrieve: summarizeLatencies(retrieve), stages, averageChunkCharacters, embeddingSeconds, ...(fidelity ? { embeddingFidelity: fidelity } : {}), ...(snapshot ? { snapshot } : {}) };
   } catch (error) {
     return { ...base, ...statusOf(error) };
+  }
+}
+
+/** Queries the opened engine answers to check it against the saved one. */
+const SNAPSHOT_CHECK_QUERIES = 20;
+
+/**
+ * Saves `engine` to a temporary directory (timed, sized on disk), then opens it in a fresh process
+ * (`snapshot-open-worker.js`: open time and peak RSS of the open alone) and compares the answers of
+ * the first queries with the saved engine's.
+ */
+async function measureSnapshot(engine: import('@zerda/context').ContextEngine, job: ScaleJob, queries: string[]): Promise<SnapshotCost | { status: 'failed'; reason: string }> {
+  const directory = await temporaryDirectory('zerda-bench-snapshot-');
+  try {
+    const started = performance.now();
+    const saved = await engine.save(join(directory.path, 'snapshot'));
+    const saveMs = elapsedMs(started);
+    const checked = queries.slice(0, SNAPSHOT_CHECK_QUERIES);
+    const results = [];
+    for (const query of checked) results.push(await engine.run(query, { overrideBudget: job.budget, useHistory: false, recordTurn: false }));
+    const { answersDigest } = await import('./snapshot-digest.js');
+    const request = { directory: saved.directory, configuration: job.configuration, language: syntheticSource(job.source).dataset.language, queries: checked, budget: job.budget };
+    const requestFile = join(directory.path, 'request.json');
+    const resultFile = join(directory.path, 'result.json');
+    writeFileSync(requestFile, JSON.stringify(request));
+    const worker = fileURLToPath(new URL('./snapshot-open-worker.js', import.meta.url));
+    const outcome = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=16384', worker, requestFile, resultFile], { stdio: ['ignore', 'inherit', 'pipe'], encoding: 'utf8' });
+    if (outcome.status !== 0) return { status: 'failed', reason: `the opening process failed (${outcome.signal ?? outcome.status}): ${(outcome.stderr ?? '').split('\n').filter(Boolean).slice(-3).join(' ').slice(0, 300)}` };
+    const report = JSON.parse(readFileSync(resultFile, 'utf8')) as import('./snapshot-digest.js').OpenReport;
+    return {
+      status: 'ok',
+      saveMs,
+      bytes: saved.bytes,
+      files: saved.files,
+      openMs: report.openMs,
+      openBaselineRssBytes: report.baselineRssBytes,
+      openPeakRssBytes: report.peakRssBytes,
+      identical: report.answers === answersDigest(results),
+      checkedQueries: checked.length,
+    };
+  } catch (error) {
+    return { status: 'failed', reason: reasonOf(error) };
+  } finally {
+    await directory.remove();
   }
 }
 
@@ -455,6 +588,8 @@ export interface VectorBackendSetup {
   searchOptions?: Record<string, unknown>;
   /** A server process whose memory the build grows (read from /proc on Linux). */
   serverPid?: number;
+  /** Also measure the queries from this many concurrent clients (the store serves them in parallel: a connection pool). */
+  concurrentClients?: number;
   /** Releases what the setup started: the store, a server, a temporary directory. */
   dispose: () => Promise<void>;
 }
@@ -500,10 +635,23 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       return {
         store,
         settings: hnsw
-          ? 'PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM, pgvector 0.8): HNSW m 16, efConstruction 64, ef_search 40 (defaults), index built after the bulk load (deferIndex + createIndex)'
+          ? 'PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM, pgvector 0.8): HNSW m 16, efConstruction 64, ef_search 128 (defaults), index built after the bulk load (deferIndex + createIndex)'
           : 'PgVectorStore on PGlite 0.5.14: no vector index (exact sequential scan)',
         ...(hnsw ? { finishBuild: () => store.createIndex({ maintenanceWorkMem: '1GB' }) } : {}),
         dispose: () => store.close(),
+      };
+    }
+    case 'pgvector-server': {
+      const [{ DEFAULT_EF_SEARCH }, { acquirePostgres, openServerStore }] = await Promise.all([import('@zerda/vector-pgvector'), import('./postgres-server.js')]);
+      const server = await acquirePostgres();
+      const clients = 8;
+      const { store, close } = await openServerStore(server, clients, { collection: `bench_vectors_${process.pid}_${size}`, dimensions, textSearch: false, includeEmbeddings: false, deferIndex: true });
+      return {
+        store,
+        settings: `PgVectorStore on a native PostgreSQL server over node-postgres (${server.description}, 127.0.0.1, pool of ${clients}${process.env.ZERDA_PG_URL ? ', ZERDA_PG_URL' : ', private server started for the job'}): HNSW m 16, efConstruction 64, ef_search ${DEFAULT_EF_SEARCH} (defaults; set per query), index built after the bulk load (deferIndex + createIndex, maintenance_work_mem 1GB)`,
+        finishBuild: () => store.createIndex({ maintenanceWorkMem: '1GB' }),
+        concurrentClients: clients,
+        dispose: close,
       };
     }
     case 'faiss-flat':
@@ -605,14 +753,45 @@ export async function runVectorJob(job: VectorJob): Promise<VectorResult> {
         ids[index] = hits.map((hit) => hit.chunk.id);
       },
     });
+    const throughput = setup.concurrentClients ? await concurrentThroughput(setup.concurrentClients, queryVectors, (vector) => store.search(vector, searchOptions)) : undefined;
     cost.peakRssBytes = peakRss();
     const serverRssGrowthBytes = serverBefore !== undefined && serverAfter !== undefined ? Math.max(0, serverAfter - serverBefore) : undefined;
-    return { ...base, status: 'ok', settings: setup.settings, startupMs, build: cost, latency: summary, ids, ...(serverRssGrowthBytes === undefined ? {} : { serverRssGrowthBytes }) };
+    return {
+      ...base,
+      status: 'ok',
+      settings: setup.settings,
+      startupMs,
+      build: cost,
+      latency: summary,
+      ...(throughput ? { throughput } : {}),
+      ids,
+      ...(serverRssGrowthBytes === undefined ? {} : { serverRssGrowthBytes }),
+    };
   } catch (error) {
     return { ...base, ...statusOf(error) };
   } finally {
     await setup?.dispose().catch(() => undefined);
   }
+}
+
+/**
+ * Runs every item `rounds` times from `clients` concurrent callers (each takes the next item as soon
+ * as its previous call returned) and reports items per second of wall time.
+ */
+export async function concurrentThroughput<T>(clients: number, items: readonly T[], call: (item: T) => Promise<unknown>, rounds = 2): Promise<Throughput> {
+  const total = items.length * rounds;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < total) {
+        const item = items[next++ % items.length] as T;
+        await call(item);
+      }
+    }),
+  );
+  const seconds = elapsedMs(started) / 1000;
+  return { clients, queries: total, seconds, qps: total / seconds };
 }
 
 /** Runs any job. */

@@ -162,6 +162,58 @@ function contextTable(report: BenchmarkReport, engines: readonly EngineResult[],
   return table(header, rows);
 }
 
+/**
+ * answer-in-context of one dataset and split: the engine(s), naive packing of our own BM25 top 10
+ * (the floor), of every peer's top 10, and the oracle (the ceiling), at every character and token budget.
+ */
+function answerTable(report: BenchmarkReport, dataset: string, split: 'train' | 'held-out'): string {
+  const naive = (report.naiveAnswers ?? []).filter((row) => row.dataset === dataset && row.split === split);
+  const engines = report.engine.filter((engine) => engine.dataset === dataset && engine.answers?.some((rate) => rate.split === split));
+  if (naive.length === 0 && engines.length === 0) return '';
+  const charBudgets = report.settings.answerBudgets ?? [];
+  const tokenBudgets = report.settings.answerTokenBudgets ?? [];
+  const columns: Array<{ unit: 'chars' | 'tokens'; budget: number }> = [...charBudgets.map((budget) => ({ unit: 'chars' as const, budget })), ...tokenBudgets.map((budget) => ({ unit: 'tokens' as const, budget }))];
+  const floorAt = (unit: string, budget: number) => naive.find((row) => row.system === 'zerda-keyword' && row.unit === unit && row.budget === budget)?.rate;
+  const header = ['context', ...columns.map(({ unit, budget }) => (unit === 'chars' ? `@${budget} chars` : `@${budget} tokens`))];
+  const rows: string[][] = [];
+  const cell = (rate: number | undefined, floor: number | undefined) => (rate === undefined ? '–' : floor === undefined ? percent(rate) : `${percent(rate)} (${points(rate, floor)})`);
+  for (const engine of engines) {
+    const at = (unit: string, budget: number) => engine.answers?.find((rate) => rate.split === split && rate.unit === unit && rate.budget === budget)?.rate;
+    rows.push([ENGINE_LABEL[engine.variant] ?? engine.variant, ...columns.map(({ unit, budget }) => cell(at(unit, budget), floorAt(unit, budget)))]);
+  }
+  for (const system of SYSTEM_IDS) {
+    const list = naive.filter((row) => row.system === system);
+    if (list.length === 0) continue;
+    const at = (unit: string, budget: number) => list.find((row) => row.unit === unit && row.budget === budget)?.rate;
+    const own = system === 'zerda-keyword';
+    rows.push([`${label(system)} top-10, naive packing${own ? ' (the floor)' : ''}`, ...columns.map(({ unit, budget }) => (own ? percent(at(unit, budget)) : cell(at(unit, budget), floorAt(unit, budget))))]);
+  }
+  const oracle = naive.find((row) => row.system === 'oracle');
+  if (oracle) rows.push([`oracle: the answer is anywhere in our top 10 (top 1 alone: ${percent(oracle.top1)})`, ...columns.map(() => percent(oracle.rate))]);
+  return table(header, rows);
+}
+
+/** The answer-in-context section: per dataset with answers, the held-out split first, then train. */
+function answerSection(report: BenchmarkReport): string[] {
+  const datasets = report.datasets.filter((dataset) => (report.naiveAnswers ?? []).some((row) => row.dataset === dataset.name) || report.engine.some((engine) => engine.dataset === dataset.name && engine.answers));
+  if (datasets.length === 0) return [];
+  const lines = [
+    '## Context quality: answer-in-context',
+    '',
+    'answer-in-context@B = share of questions whose context, built within budget B, holds a gold answer string (`answerInContext` of @zerda/retriever: both sides compared after NFKC, case folding and whitespace collapsing, with Arabic diacritics and tatweel removed and alef forms unified). `ContextEngine.run(query, { overrideBudget: B })` with its defaults (cache, history and adaptive depth off) against naive packing — the top 10 joined by blank lines and cut at B at a word boundary, with the same counter — of zerda’s own BM25 (the floor the engine must never fall below) and of every peer; the oracle is the share of questions whose answer appears anywhere in zerda’s BM25 top 10 (the ceiling). Points in brackets are against the floor. The composer’s sentence model was fitted on the `train` splits only (`pnpm --filter @zerda/bench fit-composer`); the held-out split (TyDi `dev`, ARCD `test`) is what the defaults are judged on. cl100k token rows count with `tokenCounter(\'cl100k_base\')` from @zerda/context-core on both sides.',
+    '',
+  ];
+  for (const dataset of datasets) {
+    const heldOut = (report.naiveAnswers ?? []).find((row) => row.dataset === dataset.name && row.split === 'held-out');
+    const train = (report.naiveAnswers ?? []).find((row) => row.dataset === dataset.name && row.split === 'train');
+    const heldOutTable = answerTable(report, dataset.name, 'held-out');
+    if (heldOutTable) lines.push(`### ${dataset.name} — ${heldOut?.splitName ?? 'held-out'} (${heldOut?.queries.toLocaleString('en') ?? '–'} questions, held out)`, '', heldOutTable, '');
+    const trainTable = answerTable(report, dataset.name, 'train');
+    if (trainTable) lines.push(`### ${dataset.name} — train (${train?.queries.toLocaleString('en') ?? '–'} questions, where parameters were chosen)`, '', trainTable, '');
+  }
+  return lines;
+}
+
 /** "analyze 0.2, retrieve 4.5, …" from mean stage timings (cache and total left out). */
 function stageSummary(stages: Record<string, number> | undefined): string {
   if (!stages) return '–';
@@ -217,6 +269,32 @@ function scaleTable(report: BenchmarkReport): string {
   return table(['chunks', 'retrievers', 'build s', 'run() p50 ms', 'vs fastest at size', 'run() p95 ms', 'retrieve p50 ms', 'bytes per chunk', 'RSS growth per chunk', 'peak RSS MiB', 'p50 growth exponent', 'memory growth exponent', 'mean ms per stage'], rows);
 }
 
+/** Snapshot rows: what saving and reopening an engine costs, beside the build it replaces. */
+function snapshotTable(report: BenchmarkReport): string | undefined {
+  const rows = report.scale
+    .filter((row) => row.snapshot !== undefined)
+    .sort((a, b) => a.size - b.size)
+    .map((row) => {
+      const snapshot = row.snapshot!;
+      if (snapshot.status !== 'ok') return [row.size.toLocaleString('en'), row.configuration, row.build ? fixed(row.build.ms / 1000, 1) : '', `failed: ${snapshot.reason}`, '', '', '', '', '', ''];
+      const held = row.build ? Math.max(row.build.rssGrowthBytes, row.build.retainedBytes) : undefined;
+      return [
+        row.size.toLocaleString('en'),
+        row.configuration,
+        row.build ? fixed(row.build.ms / 1000, 1) : '',
+        fixed(snapshot.saveMs / 1000, 2),
+        fixed(snapshot.openMs / 1000, 2),
+        row.build ? `${fixed(row.build.ms / snapshot.openMs, 1)}×` : '',
+        mebibytes(snapshot.bytes),
+        held ? `${fixed(snapshot.bytes / held, 2)}×` : '',
+        `${mebibytes(snapshot.openPeakRssBytes)} (${mebibytes(snapshot.openBaselineRssBytes)} before open)`,
+        snapshot.identical ? `yes (${snapshot.checkedQueries} queries)` : `NO (${snapshot.checkedQueries} queries)`,
+      ];
+    });
+  if (rows.length === 0) return undefined;
+  return table(['chunks', 'retrievers', 'build s', 'save s', 'open s', 'open faster than build', 'size on disk MiB', 'disk / index in memory', 'peak RSS of the opening process MiB', 'same answers after open'], rows);
+}
+
 function vectorTable(report: BenchmarkReport): string {
   const rows = report.vectors.map((row) => {
     if (row.status !== 'ok' || !row.latency || !row.build) return [row.size.toLocaleString('en'), row.backend, statusCell(row), '', '', '', '', '', '', ''];
@@ -235,6 +313,22 @@ function vectorTable(report: BenchmarkReport): string {
     ];
   });
   return table(['vectors', 'backend', 'build s', 'top-10 p50 ms', 'vs MemoryVectorStore', 'p95 ms', 'recall@10 vs exact', 'heap+external MiB', 'RSS growth MiB', 'settings'], rows);
+}
+
+/** Rows measured from several concurrent clients (server backends): retrieval systems and vector stores. */
+function throughputTable(report: BenchmarkReport): string | undefined {
+  const rows: string[][] = [];
+  for (const row of report.retrieval) {
+    if (row.status !== 'ok' || !row.throughput || !row.latency) continue;
+    rows.push([`${label(row.system)} — ${row.dataset}, top 100`, String(row.throughput.clients), row.throughput.queries.toLocaleString('en'), fixed(row.throughput.qps, 0), fixed(row.latency.qps, 0), ratio(row.throughput.qps, row.latency.qps)]);
+  }
+  for (const row of report.vectors) {
+    if (row.status !== 'ok' || !row.throughput || !row.latency) continue;
+    const sequential = row.latency.qps;
+    rows.push([`${row.backend} — ${row.size.toLocaleString('en')} vectors, top 10`, String(row.throughput.clients), row.throughput.queries.toLocaleString('en'), fixed(row.throughput.qps, 0), fixed(sequential, 0), ratio(row.throughput.qps, sequential)]);
+  }
+  if (rows.length === 0) return undefined;
+  return table(['store and query', 'clients', 'queries', 'QPS, concurrent clients', 'QPS, one client', 'speed-up'], rows);
 }
 
 function settingsList(report: BenchmarkReport): string {
@@ -288,6 +382,7 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
     );
     for (const dataset of report.datasets) lines.push(`### ${dataset.name}`, '', retrievalSpeed(report, dataset.name), '');
   }
+  lines.push(...answerSection(report));
   if (report.engine.length > 0) {
     lines.push('## Context quality: gold-in-context', '');
     lines.push(
@@ -325,14 +420,31 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
       '',
     );
     lines.push(scaleTable(report), '');
+    const snapshots = snapshotTable(report);
+    if (snapshots) {
+      lines.push(
+        '### Snapshots',
+        '',
+        'The keyword and hybrid-hnsw engines above, saved with `engine.save(dir)` after their runs and opened with `ContextEngine.open(dir)` (`{ embedder, vectorDb: new HnswVectorStore() }` for hybrid-hnsw) in a fresh process, so that the open\'s peak resident set is its own (the baseline — Node, the packages and, for hybrid-hnsw, the embedding model — is shown apart). Open includes verifying every file\'s SHA-256. Size on disk is every file of the snapshot; the index in memory is the larger of the build\'s RSS growth and its retained heap + external bytes (chunk texts and vectors were created before the build, so they count on disk but not in memory). The opened engine\'s contexts and chunk ids for the first queries are compared with the saved engine\'s.',
+        '',
+        snapshots,
+        '',
+      );
+    }
     const fidelity = report.scale.find((row) => row.embeddingFidelity)?.embeddingFidelity;
     if (fidelity) lines.push(`Composed vs whole-text chunk embeddings over the first ${fidelity.sample} chunks: mean cosine ${fixed(fidelity.meanCosine)}, lowest ${fixed(fidelity.minCosine)}.`, '');
     if (options.chart) lines.push(`![run() latency and memory against corpus size](${options.chart})`, '');
   }
   if (report.vectors.length > 0) {
     lines.push('## Vector backends', '');
-    lines.push(`The synthetic corpus's GloVe embeddings (100 dimensions, cosine), added in batches of 5,000; top 10 for ${report.settings.vectorQueries} SciFact query embeddings; recall@10 against the exact MemoryVectorStore answer. Build = adding every vector plus any index built after the bulk load (pgvector-hnsw, lancedb-ivf); it excludes creating the empty store (PGlite's and the Chroma server's start-up are shown apart). Memory = V8 heap + external growth from before the store was created (PGlite's WASM memory included; native memory such as hnswlib's or FAISS's graph and LanceDB's buffers is not, see RSS growth). Chroma runs as a separate server process: its RSS growth is read from /proc and shown as "+ … server". Every store gets the same queries and the same k = 10, with each backend's default search settings. Ratios are to MemoryVectorStore.`, '');
+    lines.push(`The synthetic corpus's GloVe embeddings (100 dimensions, cosine), added in batches of 5,000; top 10 for ${report.settings.vectorQueries} SciFact query embeddings; recall@10 against the exact MemoryVectorStore answer. Build = adding every vector plus any index built after the bulk load (pgvector-hnsw, pgvector-server, lancedb-ivf); it excludes creating the empty store (PGlite's, the PostgreSQL server's and the Chroma server's start-up are shown apart). pgvector-server is PgVectorStore on a native PostgreSQL server (the one in ZERDA_PG_URL, or a private one started for the job) over a node-postgres pool. Memory = V8 heap + external growth from before the store was created (PGlite's WASM memory included; native memory such as hnswlib's or FAISS's graph and LanceDB's buffers is not, see RSS growth). Chroma runs as a separate server process: its RSS growth is read from /proc and shown as "+ … server". Every store gets the same queries and the same k = 10, with each backend's default search settings. Ratios are to MemoryVectorStore.`, '');
     lines.push(vectorTable(report), '');
+  }
+  const throughput = throughputTable(report);
+  if (throughput) {
+    lines.push('## Connection-pool throughput', '');
+    lines.push("Server-backed stores answer several clients at once. After the timed series above, the same queries (twice over) from 8 concurrent callers sharing the store's node-postgres pool of 8 connections, each sending its next query as soon as the last one returned; QPS = queries / wall time. One client = the sequential series above.", '');
+    lines.push(throughput, '');
   }
   if (report.retrieval.length > 0) {
     lines.push('## How each system was used', '', settingsList(report), '');

@@ -90,7 +90,47 @@ function contextTarget(report: BenchmarkReport): TargetVerdict {
   return { target, met, evidence: evidence.join('; ') || 'not measured' };
 }
 
-/** The three targets of issue 8, judged from a run's numbers. */
+/** engine − floor (naive packing of zerda's own BM25 top 10), in points, per held-out dataset/unit/budget of the default engine. */
+function answerMargins(report: BenchmarkReport): Array<{ dataset: string; splitName: string; unit: string; budget: number; engine: number; floor: number; margin: number }> {
+  const margins = [];
+  for (const engine of report.engine.filter((row) => row.variant === 'default' && row.answers)) {
+    for (const rate of engine.answers!.filter((entry) => entry.split === 'held-out')) {
+      const floor = (report.naiveAnswers ?? []).find((row) => row.dataset === engine.dataset && row.system === 'zerda-keyword' && row.split === 'held-out' && row.unit === rate.unit && row.budget === rate.budget);
+      if (floor) margins.push({ dataset: engine.dataset, splitName: rate.splitName, unit: rate.unit, budget: rate.budget, engine: rate.rate, floor: floor.rate, margin: (rate.rate - floor.rate) * 100 });
+    }
+  }
+  return margins;
+}
+
+function answerFloorTarget(report: BenchmarkReport): TargetVerdict {
+  const target = 'answer-in-context never below naive packing of our own top 10, at every budget, on every dataset with answers (held-out splits)';
+  const margins = answerMargins(report);
+  if (margins.length === 0) return { target, met: undefined, evidence: 'not measured' };
+  const worst = margins.reduce((low, entry) => (entry.margin < low.margin ? entry : low));
+  const byDataset = [...new Set(margins.map((entry) => entry.dataset))].map((dataset) => {
+    const list = margins.filter((entry) => entry.dataset === dataset);
+    return `${dataset} (${list[0]!.splitName}): ${list.map((entry) => `${signed(entry.margin)}@${entry.budget}${entry.unit === 'tokens' ? 't' : ''}`).join(' ')}`;
+  });
+  return { target, met: worst.margin >= -1e-9, evidence: `${byDataset.join('; ')}; lowest ${signed(worst.margin)} points (${worst.dataset} @${worst.budget} ${worst.unit})` };
+}
+
+function answerAimTarget(report: BenchmarkReport): TargetVerdict {
+  const target = 'answer-in-context at least 10 points above the floor at the two smallest budgets of each unit (held-out splits)';
+  const margins = answerMargins(report);
+  if (margins.length === 0) return { target, met: undefined, evidence: 'not measured' };
+  const smallest = margins.filter((entry) => {
+    const budgets = [...new Set(margins.filter((other) => other.dataset === entry.dataset && other.unit === entry.unit).map((other) => other.budget))].sort((a, b) => a - b);
+    return budgets.indexOf(entry.budget) < 2;
+  });
+  const missed = smallest.filter((entry) => entry.margin < 10 - 1e-9);
+  return {
+    target,
+    met: missed.length === 0,
+    evidence: smallest.map((entry) => `${entry.dataset} @${entry.budget} ${entry.unit}: ${percent(entry.engine)}% vs ${percent(entry.floor)}% (${signed(entry.margin)})`).join('; '),
+  };
+}
+
+/** The targets, judged from a run's numbers. */
 export function evaluateTargets(report: BenchmarkReport): TargetVerdict[] {
-  return [keywordTarget(report), scaleTarget(report), contextTarget(report)];
+  return [answerFloorTarget(report), answerAimTarget(report), keywordTarget(report), scaleTarget(report), contextTarget(report)];
 }

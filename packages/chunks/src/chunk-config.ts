@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createError, describeValue, parseOrThrow, type LengthCounter } from '@zerda/types';
 import { charCounter, wordCounter } from '@zerda/text';
 

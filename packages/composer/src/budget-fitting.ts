@@ -2,6 +2,7 @@ import { charCounter, splitSentences, truncateAtWordBoundary, type Sentence } fr
 import type { DroppedChunk, LengthCounter } from '@zerda/types';
 import type { Composition } from './composition.js';
 import { keptCharacters, wholeChunk, type Candidate, type FittedChunk, type KeptSpan } from './passages.js';
+import { ValueHeap } from './value-heap.js';
 
 /** The ellipsis a chunk cut inside a sentence ends with. */
 export const ELLIPSIS = '…';
@@ -12,13 +13,13 @@ export interface FitOutcome {
   skipped: DroppedChunk[];
 }
 
-/** Per-candidate relevance the query-focused strategy works with. */
-export interface CandidateRelevance {
+/** Per-candidate sentence values the value-based fit works with. */
+export interface CandidateValues {
   sentences: readonly Sentence[];
-  /** Query coverage of each sentence, [0, 1]. */
-  sentenceRelevance: readonly number[];
-  /** How much the chunk as a whole is worth (rank, optionally embedding similarity), > 0. */
-  weight: number;
+  /** Per sentence: the estimated probability that it holds the answer (the sentence model), > 0. */
+  values: readonly number[];
+  /** Per sentence: whether it may be chosen (compression `always` keeps only query-relevant ones). */
+  eligible?: readonly boolean[];
 }
 
 /** A cut a chunk ends up with when it is too long for what is left of the budget. */
@@ -132,166 +133,313 @@ export function fitInRankOrder(composition: Composition): FitOutcome {
   return { fitted, skipped };
 }
 
-/** Value of a further sentence from a chunk that already has `count` sentences in the context. */
-const DIMINISHING_RETURN = 0.6;
-/** Value every sentence has even without query terms, so that rank still decides between them. */
-const BASE_VALUE = 0.02;
-/** Extra value of a chunk's first sentence, which usually states its topic. */
-const LEAD_VALUE = 0.08;
+/** How many picks that no longer fit are weighed as the prefix that fills the budget. */
+const CUT_CANDIDATES = 8;
 
-interface ChunkState {
+/**
+ * The value a prefix of sentences `from`–`to` of `state` would hold in `room` estimated units: the
+ * sentences that fit whole, and the one cut in proportion to what of it fits.
+ */
+function prefixEstimate(state: ValueState, from: number, to: number, room: number): number {
+  let value = 0;
+  let left = room;
+  for (let index = from; index <= to && left > 0; index++) {
+    const cost = state.cost[index]! + (index > from ? state.join[index]! : 0);
+    const share = cost <= left ? 1 : left / Math.max(cost, 1e-9);
+    value += state.values.values[index]! * share;
+    left -= cost;
+  }
+  return value;
+}
+
+/** A prefix cut to fill the budget keeps at least this many characters (a chunk's only text: `minChunkLength`). */
+const MIN_PREFIX_CHARACTERS = 20;
+
+interface ValueState {
   candidate: Candidate;
-  relevance: CandidateRelevance;
-  /** Sentence indices by decreasing value. */
-  order: number[];
-  pointer: number;
+  values: CandidateValues;
   chosen: boolean[];
   count: number;
+  /** Highest chosen sentence index, -1 when none. */
+  last: number;
   /** Estimated counter units of each sentence. */
   cost: number[];
-  /** Estimated counter units of the chunk's header and separator. */
+  /** Estimated units of the text between sentence i − 1 and i (0 for the first). */
+  join: number[];
+  /** Estimated units of the chunk's frame in the template (header, separator). */
   overhead: number;
+  /** Prefix sums over sentences: code points at each sentence's start and end, cost, join, value. */
+  codePointsAtStart: number[];
+  codePointsAtEnd: number[];
+  costSum: number[];
+  joinSum: number[];
+  valueSum: number[];
+  /** Global id of this chunk's first sentence. */
+  firstItem: number;
 }
 
-interface Pick {
-  state: ChunkState;
-  sentences: number[];
+interface Price {
+  /** Sentences a pick brings in (the window of a chunk's first pick, else one). */
+  from: number;
+  to: number;
   cost: number;
+  value: number;
 }
 
-function sentenceValue(relevance: CandidateRelevance, index: number): number {
-  return relevance.weight * ((relevance.sentenceRelevance[index] ?? 0) + BASE_VALUE + (index === 0 ? LEAD_VALUE : 0));
+/** Code points of `text` before each UTF-16 offset in `offsets` (ascending), in one pass. */
+function codePointsBefore(text: string, offsets: readonly number[]): number[] {
+  const result: number[] = [];
+  let count = 0;
+  let position = 0;
+  for (const offset of offsets) {
+    while (position < offset) {
+      const code = text.charCodeAt(position);
+      position += code >= 0xd800 && code <= 0xdbff && position + 1 < text.length && (text.charCodeAt(position + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+      count += 1;
+    }
+    result.push(count);
+  }
+  return result;
+}
+
+function prefixSums(values: readonly number[]): number[] {
+  const sums = [0];
+  for (const value of values) sums.push(sums[sums.length - 1]! + value);
+  return sums;
+}
+
+/** First index in [low, high] whose `value(index)` reaches `target` (values ascending), else high + 1. */
+function firstReaching(low: number, high: number, target: number, value: (index: number) => number): number {
+  let answer = high + 1;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (value(middle) >= target) {
+      answer = middle;
+      high = middle - 1;
+    } else {
+      low = middle + 1;
+    }
+  }
+  return answer;
 }
 
 /**
- * Query-focused fitting. Every sentence of every candidate is an item worth
- * `chunk weight × (query coverage + small base + lead bonus)`, and each further sentence taken from
- * the same chunk is worth 0.6 times the previous one; items are taken by value while they fit.
- * This spreads the budget over the top chunks (one long first chunk can no longer crowd out all the
- * others) while a chunk that answers the query still keeps several sentences. A chunk enters with at
- * least `minChunkLength` characters (its sentence is extended by its neighbours when shorter). Kept
- * sentences stay in their original order; the passage shows a gap marker where sentences were left
- * out. With `onlyRelevant` (compression `always`), sentences without any query term are not
- * candidates, except a chunk's opening when none of its sentences matches.
+ * The sentences a chunk's first pick of sentence `index` brings in: extended forward, then backward,
+ * until they span `minChunkLength` characters (a chunk never enters as a stub), found by binary
+ * search over prefix sums.
  */
-export function fitQueryFocused(composition: Composition, relevances: readonly CandidateRelevance[], onlyRelevant: boolean): FitOutcome {
-  const { candidates, minChunkLength } = composition.setup;
+function firstPickWindow(state: ValueState, index: number, minChunkLength: number): { from: number; to: number } {
+  const last = state.values.sentences.length - 1;
+  const startAt = state.codePointsAtStart;
+  const endAt = state.codePointsAtEnd;
+  if (endAt[index]! - startAt[index]! >= minChunkLength) return { from: index, to: index };
+  const to = Math.min(last, firstReaching(index, last, startAt[index]! + minChunkLength, (j) => endAt[j]!));
+  if (endAt[to]! - startAt[index]! >= minChunkLength) return { from: index, to };
+  // Extend backwards: the largest `from` whose span to `to` still reaches minChunkLength.
+  let low = 0;
+  let high = index - 1;
+  let from = 0;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    if (endAt[to]! - startAt[middle]! >= minChunkLength) {
+      from = middle;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return { from, to };
+}
+
+/** What choosing sentence `index` of `state` costs and is worth now. */
+function priceOf(state: ValueState, index: number, minChunkLength: number, gapCost: number): Price {
+  const values = state.values.values;
+  if (state.count === 0) {
+    const { from, to } = firstPickWindow(state, index, minChunkLength);
+    const cost = state.overhead + state.costSum[to + 1]! - state.costSum[from]! + state.joinSum[to + 1]! - state.joinSum[from + 1]!;
+    return { from, to, cost, value: state.valueSum[to + 1]! - state.valueSum[from]! };
+  }
+  const before = state.chosen[index - 1] === true;
+  const after = state.chosen[index + 1] === true;
+  const glue = before && after ? state.join[index]! + state.join[index + 1]! - gapCost : before ? state.join[index]! : after ? state.join[index + 1]! : gapCost;
+  return { from: index, to: index, cost: state.cost[index]! + glue, value: values[index]! };
+}
+
+function densityOf(price: Price): number {
+  return price.value / Math.max(price.cost, 1e-9);
+}
+
+/** A prefix of the text range `start`–`end` of a chunk (after everything it keeps), kept up to `kept`, cut with `ellipsis`. */
+interface RangePrefix {
+  start: number;
+  kept: number;
+  ellipsis: string;
+}
+
+/** The kept spans of a state as a fitted chunk (whole when every sentence is kept). */
+function fittedOf(state: ValueState, prefix?: RangePrefix): FittedChunk | undefined {
+  const sentences = state.values.sentences;
+  if (state.count === 0 && !prefix) return undefined;
+  if (!prefix && state.count === sentences.length) return wholeChunk(state.candidate);
+  const spans: KeptSpan[] = [];
+  sentences.forEach((sentence, index) => {
+    if (state.chosen[index]) spans.push({ start: sentence.start, end: sentence.end });
+  });
+  if (prefix) spans.push({ start: prefix.start, end: prefix.kept });
+  // Only leading text kept (from the chunk's start, perhaps cut): a truncation; otherwise a compression.
+  const leading = spans[0]!.start === sentences[0]!.start && spans.every((span, index) => index === 0 || !/\S/u.test(state.candidate.chunk.text.slice(spans[index - 1]!.end, span.start)));
+  return { candidate: state.candidate, spans, ellipsis: prefix ? prefix.ellipsis : '', fit: leading && spans.length > 0 && (prefix !== undefined || state.count < sentences.length) ? 'truncated' : 'compressed' };
+}
+
+/**
+ * Value-based fitting: every sentence of every candidate is worth the estimated probability that it
+ * holds the answer (`values`), and the context should hold as much of that probability as the budget
+ * allows — a knapsack, solved greedily by value per counter unit (a chunk's first pick pays for its
+ * frame in the template and brings enough neighbouring sentences to reach `minChunkLength`; a
+ * further pick pays for a gap marker unless it joins a kept neighbour). When the best remaining
+ * sentence no longer fits, the rest of the budget goes to a word-boundary prefix of it (the
+ * fractional item of a fractional knapsack: a prefix of length ℓ holds the answer with a chance that
+ * grows with ℓ), so the budget is filled instead of left unused. Kept sentences stay in their
+ * original order with the gap marker where sentences were left out. Choices are made on estimated
+ * costs, then checked against the exact rendered length (picks are given back, most recent first,
+ * until it fits), then the prefix is measured exactly. O(n log n) in the number of sentences.
+ */
+export function fitByValue(composition: Composition, valuesPerCandidate: readonly CandidateValues[]): FitOutcome {
+  const { candidates, minChunkLength, budget } = composition.setup;
   const gapCost = Math.max(0, composition.measure(composition.setup.gapMarker));
   const skipped: DroppedChunk[] = [];
-  const states: ChunkState[] = [];
-  candidates.forEach((candidate, index) => {
-    const relevance = relevances[index]!;
-    if (isBlank(candidate.chunk.text) || relevance.sentences.length === 0) {
+  const states: ValueState[] = [];
+  const owner: Array<{ state: ValueState; index: number }> = [];
+  candidates.forEach((candidate, position) => {
+    const values = valuesPerCandidate[position]!;
+    const sentences = values.sentences;
+    if (isBlank(candidate.chunk.text) || sentences.length === 0) {
       skipped.push(emptyText(candidate));
       return;
     }
-    let eligible = relevance.sentences.map((_, sentence) => sentence);
-    if (onlyRelevant) {
-      const matching = eligible.filter((sentence) => (relevance.sentenceRelevance[sentence] ?? 0) > 0);
-      eligible = matching.length > 0 ? matching : [0];
-    }
-    eligible.sort((a, b) => sentenceValue(relevance, b) - sentenceValue(relevance, a) || a - b);
-    states.push({
+    const text = candidate.chunk.text;
+    const cost = sentences.map((sentence) => Math.max(0, composition.measurePiece(sentence.text)));
+    const join = sentences.map((sentence, index) => (index === 0 ? 0 : Math.max(0, composition.measurePiece(text.slice(sentences[index - 1]!.end, sentence.start)))));
+    const offsets: number[] = [];
+    for (const sentence of sentences) offsets.push(sentence.start, sentence.end);
+    const codePoints = codePointsBefore(text, offsets);
+    const state: ValueState = {
       candidate,
-      relevance,
-      order: eligible,
-      pointer: 0,
-      chosen: relevance.sentences.map(() => false),
+      values,
+      chosen: sentences.map(() => false),
       count: 0,
-      cost: relevance.sentences.map((sentence) => Math.max(0, composition.measure(sentence.text))),
+      last: -1,
+      cost,
+      join,
       overhead: passageOverhead(composition, candidate),
-    });
+      codePointsAtStart: sentences.map((_, index) => codePoints[2 * index]!),
+      codePointsAtEnd: sentences.map((_, index) => codePoints[2 * index + 1]!),
+      costSum: prefixSums(cost),
+      joinSum: prefixSums(join),
+      valueSum: prefixSums(values.values),
+      firstItem: owner.length,
+    };
+    states.push(state);
+    sentences.forEach((_, index) => owner.push({ state, index }));
   });
 
-  /** The sentences a first pick of `index` brings in: extended by neighbours up to minChunkLength characters. */
-  const bundle = (state: ChunkState, index: number): number[] => {
-    const sentences = state.relevance.sentences;
-    const taken = [index];
-    const text = state.candidate.chunk.text;
-    const span = () => charCounter(text.slice(sentences[Math.min(...taken)]!.start, sentences[Math.max(...taken)]!.end));
-    let after = index + 1;
-    let before = index - 1;
-    while (span() < minChunkLength && (after < sentences.length || before >= 0)) {
-      taken.push(after < sentences.length ? after++ : before--);
-    }
-    return taken.sort((a, b) => a - b);
+  const heap = new ValueHeap();
+  const eligible = (state: ValueState, index: number) => !state.chosen[index] && state.values.eligible?.[index] !== false;
+  const price = (item: number) => {
+    const { state, index } = owner[item]!;
+    if (eligible(state, index)) heap.push(item, densityOf(priceOf(state, index, minChunkLength, gapCost)));
+    else heap.remove(item);
   };
-  const estimate = (state: ChunkState, sentences: readonly number[]): number => {
-    let cost = state.count === 0 ? state.overhead : 0;
-    for (const sentence of sentences) {
-      cost += state.cost[sentence] ?? 0;
-      const joined = state.chosen[sentence - 1] === true || state.chosen[sentence + 1] === true || sentences.includes(sentence - 1);
-      if (!joined && state.count > 0) cost += gapCost;
+  for (let item = 0; item < owner.length; item++) price(item);
+
+  const picks: Array<{ state: ValueState; indices: number[]; previousLast: number }> = [];
+  const apply = (state: ValueState, from: number, to: number) => {
+    const indices: number[] = [];
+    for (let index = from; index <= to; index++) {
+      if (state.chosen[index]) continue;
+      state.chosen[index] = true;
+      indices.push(index);
     }
-    return cost;
-  };
-  const picks: Pick[] = [];
-  const apply = (pick: Pick) => {
-    for (const sentence of pick.sentences) pick.state.chosen[sentence] = true;
-    pick.state.count += pick.sentences.length;
-    picks.push(pick);
+    const firstPick = state.count === 0;
+    picks.push({ state, indices, previousLast: state.last });
+    state.count += indices.length;
+    state.last = Math.max(state.last, to);
+    // Re-price what the pick changed: every sentence of a chunk that just paid for its frame, else the neighbours.
+    const touched = firstPick ? state.values.sentences.map((_, index) => index) : [from - 1, to + 1];
+    for (const index of touched) if (index >= 0 && index < state.values.sentences.length) price(state.firstItem + index);
+    for (const index of indices) heap.remove(state.firstItem + index);
   };
   const undo = () => {
-    const pick = picks.pop();
-    if (!pick) return;
-    for (const sentence of pick.sentences) pick.state.chosen[sentence] = false;
-    pick.state.count -= pick.sentences.length;
+    const pick = picks.pop()!;
+    for (const index of pick.indices) pick.state.chosen[index] = false;
+    pick.state.count -= pick.indices.length;
+    pick.state.last = pick.previousLast;
   };
-  /** The best next pick whose estimated cost passes `affordable` (items that do not are dropped for good). */
-  const nextPick = (affordable: (cost: number) => boolean, tried: Set<string>): Pick | undefined => {
-    let best: { pick: Pick; value: number } | undefined;
-    for (const state of states) {
-      while (state.pointer < state.order.length) {
-        const index = state.order[state.pointer]!;
-        if (state.chosen[index]) {
-          state.pointer += 1;
-          continue;
-        }
-        const sentences = state.count === 0 ? bundle(state, index) : [index];
-        const key = `${state.candidate.rank}:${sentences.join(',')}`;
-        const cost = estimate(state, sentences);
-        if (tried.has(key) || !affordable(cost)) {
-          state.pointer += 1;
-          continue;
-        }
-        const value = sentenceValue(state.relevance, index) * DIMINISHING_RETURN ** state.count;
-        if (!best || value > best.value) best = { pick: { state, sentences, cost }, value };
-        break;
-      }
-    }
-    return best?.pick;
-  };
+  const prefixMinimum = (state: ValueState) => (state.count === 0 ? Math.max(minChunkLength, MIN_PREFIX_CHARACTERS) : MIN_PREFIX_CHARACTERS);
+  const canCut = (state: ValueState, index: number) => state.count === 0 || index > state.last;
 
-  // 1. Estimated costs: fast, exact for additive counters such as characters and words.
-  let remaining = composition.setup.budget;
-  for (;;) {
-    const pick = nextPick((cost) => cost <= remaining, new Set());
-    if (!pick) break;
-    apply(pick);
-    remaining -= pick.cost;
+  // 1. Greedy by value per unit on estimated costs; stop at the best sentence that no longer fits
+  // when a prefix of it can take the rest of the budget.
+  let remaining = budget;
+  // What to fill the rest with: a range of sentences `from`–`to` (a chunk's first pick brings its window).
+  // Once the best remaining pick no longer fits, the next few in value order are weighed too, by
+  // what a prefix of each would hold in the room left (a window's value may sit in its later sentences).
+  type Cut = { state: ValueState; index: number; from: number; to: number };
+  const cuts: Cut[] = [];
+  for (let next = heap.pop(); next; next = heap.pop()) {
+    const { state, index } = owner[next.item]!;
+    const current = priceOf(state, index, minChunkLength, gapCost);
+    if (cuts.length === 0 && current.cost <= remaining) {
+      apply(state, current.from, current.to);
+      remaining -= current.cost;
+      continue;
+    }
+    if (current.cost > remaining && canCut(state, current.from) && remaining >= prefixMinimum(state) + (state.count === 0 ? state.overhead : gapCost)) {
+      cuts.push({ state, index, from: current.from, to: current.to });
+      if (cuts.length >= CUT_CANDIDATES) break;
+    }
   }
-  // 2. Exact measurement: give back the least valuable picks until the rendered context fits …
-  while (picks.length > 0 && !composition.fits(build(states))) undo();
-  // 3. … then try a few more items against the exact measure (tokens are not additive). Items whose
-  // estimate is far beyond what is left are not worth a render.
-  for (const state of states) state.pointer = 0;
-  const tried = new Set<string>();
-  let left = composition.setup.budget - composition.measure(composition.render(build(states)).context);
-  for (let attempt = 0; attempt < 2 * states.length + 8; attempt++) {
-    const pick = nextPick((cost) => cost <= left * 1.5 + 2, tried);
-    if (!pick) break;
-    tried.add(`${pick.state.candidate.rank}:${pick.sentences.join(',')}`);
-    apply(pick);
-    const length = composition.measure(composition.render(build(states)).context);
-    if (length <= composition.setup.budget) left = composition.setup.budget - length;
-    else undo();
+  let cut: Cut | undefined;
+  let cutValue = 0;
+  for (const candidate of cuts) {
+    const value = prefixEstimate(candidate.state, candidate.from, candidate.to, remaining - (candidate.state.count === 0 ? candidate.state.overhead : gapCost));
+    if (value > cutValue) {
+      cut = candidate;
+      cutValue = value;
+    }
   }
-  let fitted = build(states);
-  // 4. A candidate whose sentences are all too long may still fill the rest with a word-boundary cut.
-  const untouched = states.find((state) => state.count === 0);
-  if (untouched) {
-    const { fitted: cut } = cutToFit(composition, fitted, untouched.candidate, untouched.relevance.sentences);
-    if (cut) fitted = [...fitted, cut];
+  // 2. The exact measure decides: give back the latest picks until the rendered context fits.
+  const build = (prefix?: RangePrefix & { state: ValueState }): FittedChunk[] => {
+    const fitted: FittedChunk[] = [];
+    for (const state of states) {
+      const item = fittedOf(state, prefix && prefix.state === state ? prefix : undefined);
+      if (item) fitted.push(item);
+    }
+    return fitted;
+  };
+  while (picks.length > 0 && !composition.fits(build())) undo();
+  let fitted = build();
+  // 3. Fill the rest with a word-boundary prefix of the sentence the greedy stopped at (or, when a
+  // give-back moved it out of reach, of the best sentence that can still be cut).
+  if (cut && (!canCut(cut.state, cut.from) || cut.state.chosen.slice(cut.from, cut.to + 1).some(Boolean))) cut = undefined;
+  if (!cut) {
+    let best = -1;
+    for (const state of states) {
+      state.values.sentences.forEach((_, index) => {
+        if (!eligible(state, index) || !canCut(state, index)) return;
+        const density = state.values.values[index]! / Math.max(state.cost[index]!, 1e-9);
+        if (density > best) {
+          best = density;
+          const window = state.count === 0 ? firstPickWindow(state, index, minChunkLength) : { from: index, to: index };
+          cut = { state, index, ...window };
+        }
+      });
+    }
+  }
+  if (cut) {
+    const sentences = cut.state.values.sentences;
+    const filled = fillWithPrefix(composition, build, cut.state, sentences[cut.from]!.start, sentences[cut.to]!.end, prefixMinimum(cut.state));
+    if (filled) fitted = filled;
   }
   const used = new Set(fitted.map((item) => item.candidate));
   for (const state of states) if (!used.has(state.candidate)) skipped.push(leftOut(state.candidate));
@@ -299,54 +447,63 @@ export function fitQueryFocused(composition: Composition, relevances: readonly C
 }
 
 /**
- * What a fit is worth under the query-focused objective: per chunk, the value of each sentence
- * it keeps (in proportion to how much of the sentence is kept), the most valuable first, each
- * further one discounted by {@link DIMINISHING_RETURN}. Lets a different fit (rank order, a cut)
- * be compared with the greedy query-focused one.
+ * The longest word-boundary prefix of the text range `start`–`end` of `state`'s chunk (the sentence,
+ * or a first pick's window of sentences) that the budget still holds with everything else chosen —
+ * measured on the whole rendered context, through the shared `truncateAtWordBoundary` — or undefined
+ * when it would keep fewer than `minimum` characters.
  */
-export function fitValue(fitted: readonly FittedChunk[], relevances: ReadonlyMap<Candidate, CandidateRelevance>): number {
+function fillWithPrefix(
+  composition: Composition,
+  build: (prefix?: RangePrefix & { state: ValueState }) => FittedChunk[],
+  state: ValueState,
+  start: number,
+  end: number,
+  minimum: number,
+): FittedChunk[] | undefined {
+  const range = state.candidate.chunk.text.slice(start, end);
+  const withPrefix = (kept: string): FittedChunk[] | undefined => {
+    const cut = kept !== range && kept.endsWith(ELLIPSIS);
+    const prefix = cut ? kept.slice(0, kept.length - ELLIPSIS.length) : kept;
+    if (!range.startsWith(prefix) || prefix.length === 0) return undefined;
+    return build({ state, start, kept: start + prefix.length, ellipsis: cut ? ELLIPSIS : '' });
+  };
+  const contextCounter: LengthCounter = (kept) => {
+    const fitted = withPrefix(kept);
+    return fitted ? composition.measure(composition.render(fitted).context) : Number.POSITIVE_INFINITY;
+  };
+  const kept = truncateAtWordBoundary(range, composition.setup.budget, contextCounter, { ellipsis: ELLIPSIS });
+  if (kept === '') return undefined;
+  const prefix = kept === range ? kept : kept.slice(0, kept.length - ELLIPSIS.length);
+  if (charCounter(prefix) < minimum || isBlank(prefix)) return undefined;
+  const fitted = withPrefix(kept);
+  return fitted && composition.fits(fitted) ? fitted : undefined;
+}
+
+/**
+ * What a fit is worth under the value-based objective: the value of every sentence it keeps, in
+ * proportion to how much of the sentence is kept. Lets the rank-order fit be compared with the
+ * value-based one on the same scale.
+ */
+export function fitValue(fitted: readonly FittedChunk[], valuesOf: ReadonlyMap<Candidate, CandidateValues>): number {
   let total = 0;
   for (const item of fitted) {
-    const relevance = relevances.get(item.candidate);
-    if (!relevance) continue;
-    const values: number[] = [];
-    relevance.sentences.forEach((sentence, index) => {
+    const values = valuesOf.get(item.candidate);
+    if (!values) continue;
+    values.sentences.forEach((sentence, index) => {
       let kept = 0;
       for (const span of item.spans) kept += Math.max(0, Math.min(span.end, sentence.end) - Math.max(span.start, sentence.start));
       const length = sentence.end - sentence.start;
-      if (kept > 0 && length > 0) values.push(sentenceValue(relevance, index) * Math.min(1, kept / length));
-    });
-    values.sort((a, b) => b - a);
-    values.forEach((value, order) => {
-      total += value * DIMINISHING_RETURN ** order;
+      if (kept > 0 && length > 0) total += values.values[index]! * Math.min(1, kept / length);
     });
   }
   return total;
-}
-
-/** Turns the chosen sentences of each chunk into fitted chunks (whole when every sentence is kept). */
-function build(states: readonly ChunkState[]): FittedChunk[] {
-  const fitted: FittedChunk[] = [];
-  for (const state of states) {
-    if (state.count === 0) continue;
-    if (state.chosen.every(Boolean)) {
-      fitted.push(wholeChunk(state.candidate));
-      continue;
-    }
-    const spans: KeptSpan[] = [];
-    state.relevance.sentences.forEach((sentence, index) => {
-      if (state.chosen[index]) spans.push({ start: sentence.start, end: sentence.end });
-    });
-    fitted.push({ candidate: state.candidate, spans, ellipsis: '', fit: 'compressed' });
-  }
-  return fitted;
 }
 
 /** Estimated cost of a chunk's frame in the template: header, separator, footer line. */
 function passageOverhead(composition: Composition, candidate: Candidate): number {
   const placeholder = 'x';
   const probe = (count: number) =>
-    composition.measure(
+    composition.measurePiece(
       composition.render(
         Array.from({ length: count }, (_, index) => ({
           candidate: { ...candidate, rank: index + 1, chunk: { ...candidate.chunk, text: placeholder, id: `${candidate.chunk.id}\u0000${index}`, position: { index: index * 2 } } },
@@ -356,7 +513,7 @@ function passageOverhead(composition: Composition, candidate: Candidate): number
         })),
       ).context,
     );
-  return Math.max(0, probe(2) - probe(1) - composition.measure(placeholder));
+  return Math.max(0, probe(2) - probe(1) - composition.measurePiece(placeholder));
 }
 
 /**

@@ -1,3 +1,4 @@
+import { BoundedCache } from '@zerda/text';
 import { invalidArgument } from '@zerda/types';
 import type { LengthCounter } from '@zerda/types';
 import { arrangePassages, type Candidate, type FittedChunk, type Ordering } from './passages.js';
@@ -15,6 +16,10 @@ export interface CompositionSetup {
   /** Characters a cut chunk must keep to be worth including. */
   minChunkLength: number;
 }
+
+/** Measured pieces per counter (see `Composition.measurePiece`). */
+const PIECE_LENGTHS = new WeakMap<LengthCounter, BoundedCache<string, number>>();
+const PIECE_MEMO_SIZE = 20_000;
 
 /** A rendered context and the passages it was rendered from. */
 export interface Rendering {
@@ -34,6 +39,26 @@ export class Composition {
 
   constructor(setup: CompositionSetup) {
     this.setup = setup;
+  }
+
+  /**
+   * {@link measure} for a piece of a chunk (a sentence, the text between two): memoised per counter,
+   * since the same sentences come back query after query and a tokenizer is the costly part of
+   * fitting to a token budget. Counters are taken to be functions of the text alone; the final
+   * context is always measured afresh, so a counter that is not still cannot break the budget.
+   */
+  measurePiece(text: string): number {
+    let memo = PIECE_LENGTHS.get(this.setup.counter);
+    if (!memo) {
+      memo = new BoundedCache<string, number>(PIECE_MEMO_SIZE);
+      PIECE_LENGTHS.set(this.setup.counter, memo);
+    }
+    let length = memo.get(text);
+    if (length === undefined) {
+      length = this.measure(text);
+      memo.set(text, length);
+    }
+    return length;
   }
 
   /** The counter's value for `text`, checked: a counter must return a number (NaN is refused). */

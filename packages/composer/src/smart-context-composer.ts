@@ -16,14 +16,17 @@ import {
   type LengthCounter,
   type QueryAnalysis,
   type ScoredChunk,
+  type SentenceChoice,
   type TemplateName,
   type UsedChunk,
 } from '@zerda/types';
-import { enforceBudget, fitInRankOrder, fitQueryFocused, fitValue, type CandidateRelevance, type FitOutcome } from './budget-fitting.js';
+import { enforceBudget, fitByValue, fitInRankOrder, fitValue, type CandidateValues, type FitOutcome } from './budget-fitting.js';
 import { Composition } from './composition.js';
 import { contextStats, countPassages, counterUnit } from './context-stats.js';
-import { keptCharacters, renderGroup, wholeChunk, type Candidate, type Ordering } from './passages.js';
-import { embeddingSimilarity, scoreSentences } from './query-relevance.js';
+import { keptCharacters, renderGroup, wholeChunk, type Candidate, type FittedChunk, type Ordering } from './passages.js';
+import { embeddingSimilarity } from './query-relevance.js';
+import { ChunkAnalysisCache, valueSentences, type SentenceModel, type ValuedSentence } from './sentence-value.js';
+import { SENTENCE_MODEL } from './sentence-model.js';
 import {
   ARABIC_LABELS,
   ENGLISH_LABELS,
@@ -45,6 +48,12 @@ export interface SmartContextComposerOptions {
   analyzer?: Analyzer;
   /** Labels printed by the built-in templates, overriding the English/Arabic defaults. */
   labels?: Partial<TemplateLabels>;
+  /**
+   * The sentence model that values sentences for query-focused compression (default: `SENTENCE_MODEL`,
+   * fitted on the train splits of TyDi QA English and ARCD). Fit one on your own questions and
+   * answers with `@zerda/bench`'s `fit-composer` to tune the composer to your corpus.
+   */
+  sentenceModel?: SentenceModel;
 }
 
 /** Per-call options of {@link SmartContextComposer.compose}: the interface's options plus overrides of the configuration. */
@@ -55,8 +64,21 @@ export interface SmartComposeOptions extends ComposeOptions {
   compression?: ComposerConfig['compression'];
 }
 
-/** Floor of a chunk's score relative to the best, so a low-scored chunk still competes on query terms. */
-const MIN_SCORE_WEIGHT = 0.05;
+/** A fit and, when sentences were valued, every candidate's valued sentences (for the explanation). */
+interface ValuedFit extends FitOutcome {
+  valued?: Map<Candidate, { values: CandidateValues; sentences: ValuedSentence[] }>;
+}
+
+/**
+ * How strongly retrieval matched a candidate, for the sentence model's confidence features: the
+ * fused hybrid score, else the BM25 score, else the vector similarity, else the ordering score.
+ */
+export function retrievalStrength(scored: ScoredChunk): number {
+  const scores = scored.scores ?? {};
+  const strength = scores.fused ?? scores.keyword ?? scores.vector ?? scored.score;
+  return typeof strength === 'number' && Number.isFinite(strength) ? Math.max(0, strength) : 0;
+}
+const OPTION_KEYS: readonly string[] = ['analyzer', 'labels', 'sentenceModel'];
 const ORDERINGS: readonly Ordering[] = ['rank', 'document', 'edges'];
 const COMPRESSIONS: readonly ComposerConfig['compression'][] = ['auto', 'always', 'off'];
 
@@ -124,10 +146,37 @@ function checkTemplate(value: unknown, fallback: TemplateName): TemplateName | C
   throw invalidArgument('options.template', `one of ${TEMPLATE_NAMES.map((name) => `"${name}"`).join(', ')} or a template function`, value);
 }
 
+function checkSentenceModel(value: unknown): SentenceModel {
+  if (value === undefined) return SENTENCE_MODEL;
+  if (!isObject(value) || !isObject(value.weights)) throw invalidArgument('options.sentenceModel', 'a sentence model { weights: { feature: number } }', value);
+  for (const [name, weight] of Object.entries(value.weights)) {
+    if (typeof weight !== 'number' || !Number.isFinite(weight)) throw invalidArgument(`options.sentenceModel.weights.${name}`, 'a finite number', weight);
+  }
+  return { weights: { ...(value.weights as Record<string, number>) } };
+}
+
 function checkChoice<T extends string>(value: unknown, choices: readonly T[], field: string, fallback: T): T {
   if (value === undefined) return fallback;
   if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
   throw invalidArgument(field, `one of ${choices.map((choice) => `"${choice}"`).join(', ')}`, value);
+}
+
+/** Every sentence of a used chunk with what the context keeps of it, its value and the reasons. */
+function sentenceChoices(fitted: FittedChunk, values: CandidateValues, valued: readonly ValuedSentence[]): SentenceChoice[] {
+  return values.sentences.map((sentence, index) => {
+    let kept = 0;
+    for (const span of fitted.spans) kept += Math.max(0, Math.min(span.end, sentence.end) - Math.max(span.start, sentence.start));
+    const length = sentence.end - sentence.start;
+    const verdict = valued[index]!;
+    return {
+      start: sentence.start,
+      end: sentence.end,
+      kept: kept >= length ? 'whole' : kept > 0 ? 'prefix' : 'none',
+      value: values.values[index]!,
+      terms: verdict.terms,
+      reasons: verdict.reasons,
+    };
+  });
 }
 
 /**
@@ -145,17 +194,24 @@ export class SmartContextComposer implements ContextComposer {
   readonly config: ComposerConfig;
   readonly #analyzer: Analyzer;
   readonly #labels: Partial<TemplateLabels>;
+  readonly #model: SentenceModel;
+  readonly #chunkAnalyses: ChunkAnalysisCache;
   #last: LastComposition | undefined;
 
   constructor(config: ComposerConfigInput | ComposerConfig = {}, options: SmartContextComposerOptions = {}) {
     this.config = resolveConfigSection('composer', config);
     if (!isObject(options)) throw invalidArgument('options', 'an options object', options);
+    for (const key of Object.keys(options)) {
+      if (!OPTION_KEYS.includes(key)) throw invalidArgument(`options.${key}`, `no such option (known: ${OPTION_KEYS.join(', ')})`, (options as Record<string, unknown>)[key]);
+    }
     if (options.analyzer !== undefined && !(options.analyzer instanceof Analyzer)) {
       throw invalidArgument('options.analyzer', 'an Analyzer from @zerda/text', options.analyzer);
     }
     this.#analyzer = options.analyzer ?? defaultAnalyzer;
     if (options.labels !== undefined && !isObject(options.labels)) throw invalidArgument('options.labels', 'an object of labels', options.labels);
     this.#labels = { ...options.labels };
+    this.#model = checkSentenceModel(options.sentenceModel);
+    this.#chunkAnalyses = new ChunkAnalysisCache(this.#analyzer);
   }
 
   /**
@@ -190,8 +246,8 @@ export class SmartContextComposer implements ContextComposer {
       minChunkLength: this.config.minChunkLength,
     });
 
-    const outcome = enforceBudget(composition, this.#fit(composition, compression, analysis, queryEmbedding));
-    return this.#result(composition, outcome);
+    const fit = this.#fit(composition, compression, analysis, queryEmbedding);
+    return this.#result(composition, { ...enforceBudget(composition, fit), ...(fit.valued ? { valued: fit.valued } : {}) });
   }
 
   /** Cuts `text` to at most `budget` counter units at a word boundary, with an ellipsis when cut (the shared `truncateAtWordBoundary`). */
@@ -246,7 +302,7 @@ export class SmartContextComposer implements ContextComposer {
     return typeof text === 'string' ? [...new Set(this.#analyzer.analyze(text))] : [];
   }
 
-  #fit(composition: Composition, compression: ComposerConfig['compression'], analysis: QueryAnalysis | undefined, queryEmbedding: Embedding | undefined): FitOutcome {
+  #fit(composition: Composition, compression: ComposerConfig['compression'], analysis: QueryAnalysis | undefined, queryEmbedding: Embedding | undefined): ValuedFit {
     const { candidates } = composition.setup;
     const usable = candidates.filter((candidate) => candidate.chunk.text.trim() !== '');
     if (compression !== 'always') {
@@ -262,33 +318,40 @@ export class SmartContextComposer implements ContextComposer {
     const similarities = candidates.map((candidate) => embeddingSimilarity(queryEmbedding, candidate.chunk.embedding));
     const hasSignal = terms.length > 0 || similarities.some((similarity) => similarity !== undefined);
     if (compression === 'off' || !hasSignal) return fitInRankOrder(composition);
-    const sentences = candidates.map((candidate) => splitSentences(candidate.chunk.text));
-    const coverage = scoreSentences(sentences, terms, this.#analyzer);
-    const scores = candidates.map((candidate) => candidate.scored.score).filter((score) => typeof score === 'number' && Number.isFinite(score));
-    const topScore = Math.max(0, ...scores);
-    const relevances: CandidateRelevance[] = candidates.map((candidate, index) => {
+    const analyses = candidates.map((candidate) => this.#chunkAnalyses.get(candidate.chunk.text));
+    const sentences = analyses.map((chunk) => chunk.sentences);
+    const valued = valueSentences(
+      candidates.map((candidate, index) => ({ analysis: analyses[index]!, rank: candidate.rank, strength: retrievalStrength(candidate.scored), ...(candidate.chunk.title ? { title: candidate.chunk.title } : {}) })),
+      analysis,
+      terms,
+      this.#analyzer,
+      this.#model,
+    );
+    const valuedOf = new Map<Candidate, { values: CandidateValues; sentences: ValuedSentence[] }>();
+    const values: CandidateValues[] = candidates.map((candidate, index) => {
       const similarity = similarities[index];
-      const score = candidate.scored.score;
-      // Rank discount as in DCG, times the score relative to the best one (how sure the ranker is;
-      // ignored when scores are not positive similarities), times the embedding similarity when known.
-      // Tuned on SciFact and ARCD (see README): this keeps more of a clearly-best chunk than rank alone.
-      const rankWeight = 1 / Math.log2(candidate.rank + 1);
-      const scoreWeight = topScore > 0 && typeof score === 'number' && Number.isFinite(score) ? Math.max(MIN_SCORE_WEIGHT, Math.min(1, score / topScore)) : 1;
+      // A known embedding similarity scales the whole chunk (the sentence model was fitted without one).
       const embeddingWeight = similarity === undefined ? 1 : 0.5 + 0.5 * Math.max(0, Math.min(1, similarity));
-      return { sentences: sentences[index]!, sentenceRelevance: coverage[index]!, weight: rankWeight * scoreWeight * embeddingWeight };
+      const sentenceValues = valued[index]!;
+      const entry: CandidateValues = { sentences: sentences[index]!, values: sentenceValues.map((sentence) => sentence.value * embeddingWeight) };
+      if (compression === 'always') {
+        // Only sentences with query terms are candidates, or the opening when none has any.
+        const matching = sentenceValues.map((sentence) => sentence.terms.length > 0);
+        entry.eligible = matching.some(Boolean) ? matching : matching.map((_, position) => position === 0);
+      }
+      valuedOf.set(candidate, { values: entry, sentences: sentenceValues });
+      return entry;
     });
-    const focused = fitQueryFocused(composition, relevances, compression === 'always');
-    if (compression === 'always') return focused;
-    // The greedy sentence picking can strand a tight budget: when the best chunk's sentences are
-    // each too long to fit, lower chunks take the room and the best one only gets the rest. Rank
-    // order (whole chunks, the first that does not fit cut) is the other sensible fit; keep
-    // whichever is worth more under the same objective.
+    const byValue: ValuedFit = { ...fitByValue(composition, values), valued: valuedOf };
+    if (compression === 'always') return byValue;
+    // Rank order (whole chunks, the first that does not fit cut) is the other sensible fit, and what
+    // naive packing does; keep whichever holds more value by the same measure.
     const byRank = fitInRankOrder(composition);
-    const relevanceOf = new Map(candidates.map((candidate, index) => [candidate, relevances[index]!]));
-    return fitValue(byRank.fitted, relevanceOf) > fitValue(focused.fitted, relevanceOf) ? byRank : focused;
+    const valuesOf = new Map([...valuedOf].map(([candidate, entry]) => [candidate, entry.values]));
+    return fitValue(byRank.fitted, valuesOf) > fitValue(byValue.fitted, valuesOf) ? { ...byRank, valued: valuedOf } : byValue;
   }
 
-  #result(composition: Composition, outcome: FitOutcome): ComposeResult {
+  #result(composition: Composition, outcome: ValuedFit): ComposeResult {
     const { template, gapMarker, budget, counter } = composition.setup;
     const { context, passages } = composition.render(outcome.fitted);
     const numberOf = new Map<DocumentChunk, number>();
@@ -311,6 +374,8 @@ export class SmartContextComposer implements ContextComposer {
       };
       const number = numberOf.get(fitted.candidate.chunk);
       if (template.numbered && number !== undefined) usedChunk.citation = number;
+      const valued = outcome.valued?.get(fitted.candidate);
+      if (valued) usedChunk.sentences = sentenceChoices(fitted, valued.values, valued.sentences);
       return usedChunk;
     });
     const truncated = used.some((chunk) => chunk.fit !== 'whole') || outcome.skipped.some((skip) => skip.reason !== 'empty');

@@ -87,7 +87,7 @@ describe('budget allocation: properties', () => {
     (min: number) => new ComplexityBasedAllocation({ minPerQuery: min }, { weights: { simple: 0.5, moderate: 7, complex: 2.25 } }),
   ];
 
-  it('integer shares that never sum above the budget, each at least minPerQuery when the budget allows', () => {
+  it('integer shares that never sum above the budget, each at least minPerQuery when the budget allows', { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(fc.array(complexity, { maxLength: 30 }), fc.integer({ min: 0, max: 100_000 }), fc.integer({ min: 0, max: 5000 }), (list, budget, min) => {
         for (const make of allocators) {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { BoundedCache, charCounter, fnv1a, normalizeText, words } from '@zerda/text';
 import {
   resolveConfigSection,
@@ -10,6 +9,7 @@ import {
   type ScoredChunk,
 } from '@zerda/types';
 import type { FilterConfigInput } from './config-input.js';
+import { sha256Hex } from './sha256.js';
 import { MinHasher, bandKeys, bandLayout, mayReachJaccard, shingleHashes, sortedJaccard } from './minhash.js';
 import { assertKnownKeys, assertOptionsObject, assertScoredChunks } from './validate.js';
 
@@ -32,7 +32,7 @@ export function contentKey(text: string): string {
 
 /** SHA-256 (hex) of {@link contentKey}. */
 export function contentHash(text: string): string {
-  return sha256(contentKey(text));
+  return sha256Hex(contentKey(text));
 }
 
 /** The hash exact-duplicate grouping starts from: FNV-1a of the key and its length (a safe integer). */
@@ -44,9 +44,6 @@ function collapseWhitespace(text: string): string {
   return text.replace(/\s+/gu, ' ').trim();
 }
 
-function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
 
 /** Why a text looks like noise, or undefined when it reads like prose. */
 export function noiseReason(text: string, minLetterRatio: number): string | undefined {
@@ -210,7 +207,7 @@ export class ChunkFilter implements ChunkFilterStrategy {
           const best = group.find((other) => contentKey(other.item.chunk.text) === key);
           if (best) {
             losers.add(candidate);
-            dropped.push({ chunkId: candidate.item.chunk.id, reason: 'exact_duplicate', duplicateOf: best.item.chunk.id, detail: `same normalised text (sha256 ${sha256(key).slice(0, 12)})` });
+            dropped.push({ chunkId: candidate.item.chunk.id, reason: 'exact_duplicate', duplicateOf: best.item.chunk.id, detail: `same normalised text (sha256 ${sha256Hex(key).slice(0, 12)})` });
             continue;
           }
           group.push(candidate);

@@ -28,8 +28,8 @@ function sampleResult(query: string): ContextResult {
       },
     ],
     dropped: [{ chunkId: 'd#1', reason: 'near_duplicate', duplicateOf: 'd#0' }],
-    counts: { retrieved: 12, afterFilter: 8, afterRank: 5, used: 1 },
-    timings: { cache: 0, analyze: 1, retrieve: 5, filter: 1, rank: 1, compose: 1, guard: 0, total: 9 },
+    counts: { retrieved: 12, afterFilter: 8, afterRank: 5, afterRerank: 5, used: 1 },
+    timings: { cache: 0, analyze: 1, retrieve: 5, filter: 1, rank: 1, rerank: 0, compose: 1, guard: 0, total: 9 },
     budget: { limit: 1000, used: 20, unit: 'chars', utilization: 0.02 },
     template: 'default',
     truncated: false,
@@ -47,7 +47,7 @@ describe('ContextCache: storage', () => {
     cache.set('k', result);
     const hit = cache.get('k');
     expect(hit).toEqual(result);
-    expect(hit?.counts).toEqual({ retrieved: 12, afterFilter: 8, afterRank: 5, used: 1 });
+    expect(hit?.counts).toEqual({ retrieved: 12, afterFilter: 8, afterRank: 5, afterRerank: 5, used: 1 });
     expect(hit?.chunks[0]?.chunk.embedding).toBeInstanceOf(Float32Array);
     hit!.counts.retrieved = 0;
     hit!.chunks.length = 0;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isStopword, normalizeText, truncateAtWordBoundary, words } from '@zerda/text';
 import { ZerdaError, invalidArgument, parseOrThrow, resolveConfigSection, type MultiTurnConfig, type QueryAnalysis } from '@zerda/types';
 import type { MultiTurnConfigInput } from './config-input.js';

@@ -1,3 +1,4 @@
+import type { AnswerType } from '@zerda/types';
 import { normalizeText, words } from '@zerda/text';
 
 /**
@@ -42,21 +43,58 @@ function matchesAt(tokens: readonly string[], index: number, cue: Cue): boolean 
   return true;
 }
 
-/** The first cue of `list` found in the normalised `tokens`, or undefined. */
+/** Cues of a list by their first word, so that a scan looks only at the cues a token can start. */
+const CUE_INDEX = new WeakMap<readonly Cue[], Map<string, Cue[]>>();
+
+function cueIndex(list: readonly Cue[]): Map<string, Cue[]> {
+  let index = CUE_INDEX.get(list);
+  if (!index) {
+    index = new Map();
+    for (const cue of list) {
+      const first = cue.words[0];
+      if (first === undefined) continue;
+      const entries = index.get(first);
+      if (entries) entries.push(cue);
+      else index.set(first, [cue]);
+    }
+    CUE_INDEX.set(list, index);
+  }
+  return index;
+}
+
+/** Cues of `index` that may start at `token` (the word itself, or the word behind an attached و / ف). */
+function cuesStartingAt(index: Map<string, Cue[]>, token: string): Cue[] | undefined {
+  const direct = index.get(token);
+  let attached: Cue[] | undefined;
+  for (const prefix of ATTACHED) if (token.length > prefix.length && token.startsWith(prefix)) attached = index.get(token.slice(prefix.length));
+  if (!attached) return direct;
+  return direct ? [...direct, ...attached] : attached;
+}
+
+/**
+ * The first cue of `list` found in the normalised `tokens`, or undefined: the earliest cue in list
+ * order wins, as if each cue were searched for in turn. Linear in the tokens (cues are looked up by
+ * their first word).
+ */
 export function findCue(tokens: readonly string[], list: readonly Cue[]): Cue | undefined {
   let first = 0;
   while (first < tokens.length - 1 && LEADERS.has(tokens[first] as string)) first++;
-  for (const cue of list) {
-    if (cue.words.length === 0) continue;
-    if (cue.start) {
-      if (matchesAt(tokens, first, cue)) return cue;
-      continue;
+  const index = cueIndex(list);
+  let best: Cue | undefined;
+  let bestOrder = Infinity;
+  const consider = (cue: Cue, at: number) => {
+    const order = list.indexOf(cue);
+    if (order < bestOrder && matchesAt(tokens, at, cue)) {
+      best = cue;
+      bestOrder = order;
     }
-    for (let i = 0; i + cue.words.length <= tokens.length; i++) {
-      if (matchesAt(tokens, i, cue)) return cue;
-    }
+  };
+  for (let i = 0; i < tokens.length; i++) {
+    const candidates = cuesStartingAt(index, tokens[i] as string);
+    if (!candidates) continue;
+    for (const cue of candidates) if (!cue.start || i === first) consider(cue, i);
   }
-  return undefined;
+  return best;
 }
 
 /** Counts the occurrences of single-word cues in `tokens`. */
@@ -107,3 +145,34 @@ export const FACTUAL_CUES = cues([
 export const CONJUNCTIONS: ReadonlySet<string> = new Set(
   ['and', 'or', 'but', 'then', 'whereas', 'while', 'و', 'أو', 'او', 'لكن', 'ولكن', 'ثم', 'بل', 'بينما'].map((word) => normalizeText(word)),
 );
+
+/**
+ * Question words per kind of answer, checked in this order (a quantity or time phrase is more
+ * specific than a bare “what”/“ما”). A definition is the `definition` intent; anything else is `other`.
+ */
+export const ANSWER_TYPE_CUES: ReadonlyArray<readonly [AnswerType, readonly Cue[]]> = [
+  [
+    'quantity',
+    cues([
+      'how many', 'how much', 'how large', 'how big', 'how long', 'how far', 'how tall', 'how old', 'how deep', 'how high', 'how wide', 'how fast', 'how heavy',
+      'what percentage', 'what percent', 'what is the population', 'what was the population', 'population of', 'number of',
+      'كم', 'بكم', 'ما عدد', 'كم عدد', 'ما مساحة', 'ما طول', 'ما ارتفاع', 'ما نسبة', 'ما عمر', 'ما حجم', 'ما سرعة', 'ما وزن', 'ما قيمة', 'ما سعر', 'ما تعداد', 'ما مقدار', 'ما مدة', 'عدد سكان',
+    ]),
+  ],
+  [
+    'time',
+    cues([
+      '^when', 'what year', 'which year', 'what date', 'what day', 'what century', 'which century', 'what decade', 'since when', 'what time', 'in what year', 'what age',
+      'متى', 'منذ متى', 'في أي عام', 'في أي سنة', 'في اي عام', 'في أي قرن', 'في أي تاريخ', 'في أي يوم', 'في أي شهر', 'ما تاريخ', 'في عام كم', 'في سنة كم',
+    ]),
+  ],
+  [
+    'place',
+    cues([
+      '^where', 'what country', 'which country', 'what city', 'which city', 'what state', 'which state', 'what continent', 'what region', 'in what country', 'where is', 'where was', 'located',
+      'أين', 'في أي بلد', 'في أي دولة', 'في أي مدينة', 'في أي منطقة', 'في أي مكان', 'في أي قارة', 'ما عاصمة', 'إلى أين', 'من أين', 'تقع', 'يقع',
+    ]),
+  ],
+  ['person', cues(['^who', '^whom', '^whose', 'who is', 'who was', 'who were', '^من', 'من هو', 'من هي', 'من هم', 'من الذي', 'لمن', 'ممن', 'عمن', 'من أول'])],
+  ['reason', cues(['^why', 'what caused', 'what causes', 'reason for', 'reasons for', 'لماذا', '^لم', 'ما سبب', 'ما أسباب', 'ما هو سبب', 'ما الذي أدى'])],
+];

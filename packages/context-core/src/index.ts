@@ -27,6 +27,7 @@ export {
 } from './adaptive-learning.js';
 export {
   charCounter,
+  loadTokenEncoding,
   tokenCounter,
   toLengthCounter,
   wordCounter,
@@ -45,3 +46,4 @@ export type {
   MultiTurnConfigInput,
   RankingConfigInput,
 } from './config-input.js';
+export { functionReranker, rerankCandidates, rerankerName, toReranker } from './rerank.js';

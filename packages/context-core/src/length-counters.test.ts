@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as text from '@zerda/text';
-import { charCounter, toLengthCounter, tokenCounter, wordCounter } from './length-counters.js';
+import { charCounter, loadTokenEncoding, toLengthCounter, tokenCounter, wordCounter } from './length-counters.js';
 
 // Building an encoder parses its rank table once per process (about a second on an idle machine,
 // several on a loaded one); later counts are fast. The timeout covers that one-time cost.
@@ -63,5 +63,57 @@ describe('length counters', { timeout: 60_000 }, () => {
     expect(() => tokenCounter()(5 as never)).toThrow(/text must be a string, got number 5/);
     expect(() => toLengthCounter('bytes' as never)).toThrow(/counter must be/);
     expect(() => toLengthCounter(5 as never)).toThrow(/counter must be/);
+  });
+});
+
+// Browsers and workers have no synchronous require: the rank table comes through `import()`.
+describe('token counters where no synchronous require exists (browsers, workers)', { timeout: 60_000 }, () => {
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.resetModules();
+  });
+
+  async function freshModuleWithoutRequire(): Promise<typeof import('./length-counters.js')> {
+    vi.stubGlobal('process', { ...process, getBuiltinModule: undefined });
+    vi.resetModules();
+    return import('./length-counters.js');
+  }
+
+  it('fails a count before the table is loaded with ZERDA_NOT_READY naming the loader', async () => {
+    const fresh = await freshModuleWithoutRequire();
+    const counter = fresh.tokenCounter('o200k_base');
+    expect(() => counter('hello world')).toThrow(expect.objectContaining({ code: 'ZERDA_NOT_READY' }));
+    expect(() => counter('hello world')).toThrow(/await loadTokenEncoding\('o200k_base'\)/);
+  });
+
+  it('counts after counter.load() (or loadTokenEncoding), with the counts Node gets', async () => {
+    const fresh = await freshModuleWithoutRequire();
+    const counter = fresh.tokenCounter('cl100k_base');
+    expect(typeof counter.load).toBe('function');
+    await counter.load!();
+    await fresh.loadTokenEncoding('cl100k_base'); // a second load is a no-op
+    const arabic = 'التعلم الآلي هو فرع من الذكاء الاصطناعي';
+    expect(counter('hello world')).toBe(2);
+    expect(counter(arabic)).toBe(tokenCounter('cl100k_base')(arabic));
+    // Other counters of the same encoding share the loaded table.
+    expect(fresh.toLengthCounter('tokens')('hello world')).toBe(2);
+  });
+
+  it('rejects an unknown encoding', async () => {
+    await expect(loadTokenEncoding('p50k_base' as never)).rejects.toThrow(/encoding must be one of cl100k_base, o200k_base/);
+  });
+});
+
+describe('counter load()', () => {
+  it('is kept when a foreign counter is wrapped, and absent for the character and word counters', async () => {
+    let loaded = false;
+    const foreign = Object.assign((text: string) => text.length, { load: async () => { loaded = true; } });
+    const wrapped = toLengthCounter(foreign);
+    expect(typeof wrapped.load).toBe('function');
+    await wrapped.load!();
+    expect(loaded).toBe(true);
+    expect(toLengthCounter((text: string) => text.length).load).toBeUndefined();
+    expect(charCounter.load).toBeUndefined();
+    expect(wordCounter.load).toBeUndefined();
   });
 });

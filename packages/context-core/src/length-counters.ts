@@ -1,7 +1,6 @@
-import { createRequire } from 'node:module';
 import { Tiktoken, type TiktokenBPE } from 'js-tiktoken/lite';
-import { charCounter, wordCounter } from '@zerda/text';
-import { ZerdaError, invalidArgument, type LengthCounter } from '@zerda/types';
+import { charCounter, nodeRequire, wordCounter } from '@zerda/text';
+import { ZerdaError, createError, invalidArgument, type LengthCounter } from '@zerda/types';
 import { assertNumber, assertOptionsObject, assertKnownKeys } from './validate.js';
 
 export { charCounter, wordCounter };
@@ -20,27 +19,74 @@ export interface TokenCounterOptions {
 }
 
 const ENCODINGS: readonly TokenEncoding[] = ['cl100k_base', 'o200k_base'];
-const requireRanks = createRequire(import.meta.url);
 const encoders = new Map<TokenEncoding, Tiktoken>();
+const loading = new Map<TokenEncoding, Promise<void>>();
 /** Counters this module made (or wrapped), which need no further wrapping. */
 const ownCounters = new WeakSet<(text: string) => number>();
 
+type RanksModule = TiktokenBPE | { default: TiktokenBPE };
+
 /**
- * One encoder per encoding for the whole process. The rank tables are 1–2 MB of JavaScript each,
- * so they are loaded on first use (synchronously, because a LengthCounter is synchronous) rather
- * than when this package is imported.
+ * The rank tables are 1–2 MB of JavaScript each, so they are never loaded when this package is
+ * imported. Each is a literal dynamic `import()`, which bundlers split into a chunk of its own that
+ * an application downloads only when it counts tokens in that encoding.
  */
-function encoderFor(encoding: TokenEncoding): Tiktoken {
+const RANK_MODULES: Record<TokenEncoding, () => Promise<RanksModule>> = {
+  cl100k_base: () => import('js-tiktoken/ranks/cl100k_base') as Promise<RanksModule>,
+  o200k_base: () => import('js-tiktoken/ranks/o200k_base') as Promise<RanksModule>,
+};
+
+function remember(encoding: TokenEncoding, loaded: RanksModule): Tiktoken {
   let encoder = encoders.get(encoding);
   if (!encoder) {
-    const loaded = (encoding === 'cl100k_base'
-      ? requireRanks('js-tiktoken/ranks/cl100k_base')
-      : requireRanks('js-tiktoken/ranks/o200k_base')) as TiktokenBPE | { default: TiktokenBPE };
-    const ranks = 'bpe_ranks' in loaded ? loaded : loaded.default;
-    encoder = new Tiktoken(ranks);
+    encoder = new Tiktoken('bpe_ranks' in loaded ? loaded : loaded.default);
     encoders.set(encoding, encoder);
   }
   return encoder;
+}
+
+/**
+ * Loads the rank table of `encoding` (once per process; later calls return at once). Token counters
+ * are synchronous, so in a browser or a worker the table must be loaded before the first count:
+ * `ContextEngine` does it before it composes, and code that counts on its own awaits this (or the
+ * counter's `load()`) first. In Node.js, Bun and Deno it is optional: the table otherwise loads
+ * synchronously on the first count.
+ */
+export function loadTokenEncoding(encoding: TokenEncoding = 'cl100k_base'): Promise<void> {
+  if (!ENCODINGS.includes(encoding)) return Promise.reject(invalidArgument('encoding', `one of ${ENCODINGS.join(', ')}`, encoding));
+  if (encoders.has(encoding)) return Promise.resolve();
+  let pending = loading.get(encoding);
+  if (!pending) {
+    pending = RANK_MODULES[encoding]().then(
+      (loaded) => {
+        remember(encoding, loaded);
+      },
+      (error: unknown) => {
+        loading.delete(encoding);
+        throw createError('ZERDA_NOT_READY', { component: `the ${encoding} token counter`, reason: `its rank table (js-tiktoken/ranks/${encoding}) failed to load: ${error instanceof Error ? error.message : String(error)}` }, error);
+      },
+    );
+    loading.set(encoding, pending);
+  }
+  return pending;
+}
+
+/** One encoder per encoding for the whole process, loaded synchronously where the runtime can. */
+function encoderFor(encoding: TokenEncoding): Tiktoken {
+  const encoder = encoders.get(encoding);
+  if (encoder) return encoder;
+  const require = nodeRequire(import.meta.url);
+  if (require !== undefined) {
+    try {
+      return remember(encoding, require(`js-tiktoken/ranks/${encoding}`) as RanksModule);
+    } catch {
+      // A bundle for Node may hold the table only as the chunk of the dynamic import: fall through.
+    }
+  }
+  throw createError('ZERDA_NOT_READY', {
+    component: `the ${encoding} token counter`,
+    reason: `its rank table is not loaded in this runtime yet: \`await loadTokenEncoding('${encoding}')\` (or the counter's load()) before counting`,
+  });
 }
 
 /**
@@ -79,7 +125,8 @@ export function tokenCounter(encoding: TokenEncoding = 'cl100k_base', options: T
     }
     return tokens;
   };
-  const counter = Object.assign(count, { unit: 'tokens', counterName: encoding }) as LengthCounter;
+  const load = (): Promise<void> => loadTokenEncoding(encoding);
+  const counter = Object.assign(count, { unit: 'tokens', counterName: encoding, load }) as LengthCounter;
   ownCounters.add(counter);
   return counter;
 }
@@ -120,7 +167,8 @@ export function toLengthCounter(counter: LengthCounter | ((text: string) => numb
     }
     return length;
   };
-  const result = Object.assign(wrapped, { unit: custom.unit ?? 'units', counterName: name }) as LengthCounter;
+  const load = custom.load;
+  const result = Object.assign(wrapped, { unit: custom.unit ?? 'units', counterName: name }, typeof load === 'function' ? { load: () => load.call(custom) } : {}) as LengthCounter;
   ownCounters.add(result);
   return result;
 }

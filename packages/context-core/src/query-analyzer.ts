@@ -3,13 +3,14 @@ import {
   invalidArgument,
   resolveConfigSection,
   type AnalyzerConfig,
+  type AnswerType,
   type QueryAnalysis,
   type QueryAnalyzer as QueryAnalyzerStrategy,
   type QueryComplexity,
   type QueryIntent,
 } from '@zerda/types';
 import type { AnalyzerConfigInput } from './config-input.js';
-import { COMPARISON_CUES, CONJUNCTIONS, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, countWords, findCue, type Cue } from './cues.js';
+import { ANSWER_TYPE_CUES, COMPARISON_CUES, CONJUNCTIONS, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, countWords, findCue, type Cue } from './cues.js';
 import { assertKnownKeys, assertOptionsObject, assertString, resolveTextAnalyzer } from './validate.js';
 
 /** The observations complexity and intent were derived from, for diagnostics and tuning. */
@@ -48,7 +49,7 @@ const LEVELS: readonly QueryComplexity[] = ['simple', 'moderate', 'complex'];
 
 /**
  * Rule-based query analysis for English, Arabic and mixed queries: language and script mix,
- * keywords, complexity, intent, and the budget and chunk count that suit the complexity.
+ * keywords, complexity, intent, the kind of answer asked for (`answerType`), and the budget and chunk count that suit the complexity.
  *
  * What the user asked (the literal query) decides language, script mix, complexity and intent;
  * the effective query (possibly enriched with conversation history) gives the keywords, because
@@ -100,6 +101,7 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
       keywords,
       complexity,
       intent,
+      answerType: this.answerTypeOf(tokens, intent),
       suggestedBudget: this.config.budgets[complexity],
       suggestedChunks: this.config.chunks[complexity],
     };
@@ -124,6 +126,12 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
     if (questions >= 2) points++;
     if (comparison) points++;
     return { wordCount, conjunctions, clauseSeparators, questions, comparison, intentCue: '', lengthLevel, structurePoints: Math.min(2, points) };
+  }
+
+  /** The kind of answer asked for: the first matching question-word table, else a definition for the definition intent, else `other`. */
+  private answerTypeOf(tokens: readonly string[], intent: QueryIntent): AnswerType {
+    for (const [type, list] of ANSWER_TYPE_CUES) if (findCue(tokens, list)) return type;
+    return intent === 'definition' ? 'definition' : 'other';
   }
 
   private intentOf(tokens: readonly string[]): { intent: QueryIntent; cue: string } {

@@ -43,7 +43,7 @@ describe('ContextEngine.run — the whole pipeline', () => {
     expect(result.counts.retrieved).toBeGreaterThanOrEqual(result.counts.afterFilter);
     expect(result.counts.afterFilter).toBeGreaterThanOrEqual(result.counts.afterRank);
     expect(result.counts.used).toBe(result.chunks.length);
-    expect(Object.keys(result.timings).sort()).toEqual(['analyze', 'cache', 'compose', 'filter', 'guard', 'rank', 'retrieve', 'total']);
+    expect(Object.keys(result.timings).sort()).toEqual(['analyze', 'cache', 'compose', 'filter', 'guard', 'rank', 'rerank', 'retrieve', 'total']);
     const best = result.chunks[0]!;
     for (const factor of ['keyword', 'retrieval', 'keywordBoost', 'sourceQuality', 'recency', 'position', 'composite'] as const) {
       expect(typeof best.scores[factor], factor).toBe('number');
@@ -86,6 +86,25 @@ describe('ContextEngine.run — the whole pipeline', () => {
     expect(result.chunks.length).toBeLessThanOrEqual(2);
     expect(wordCounter(result.context)).toBeLessThanOrEqual(60);
     expect(result.budget.unit).toBe('words');
+  });
+
+  it('awaits the counter\'s load() before it counts (a tokenizer whose table loads asynchronously)', async () => {
+    let ready = false;
+    const loads: number[] = [];
+    const counter = Object.assign(
+      (text: string) => {
+        if (!ready) throw new Error('counted before load()');
+        return wordCounter(text);
+      },
+      { unit: 'words', counterName: 'lazy-words', load: async () => { loads.push(1); await new Promise((resolve) => setTimeout(resolve, 5)); ready = true; } },
+    );
+    const engine = await indexedEngine({ lengthCounter: counter });
+    const result = await engine.run('search documents vectors chunks', { overrideBudget: 60 });
+    expect(result.context.length).toBeGreaterThan(0);
+    expect(wordCounter(result.context)).toBeLessThanOrEqual(60);
+    expect(await engine.runMulti(['retrieval', 'البحث عن المقاطع'], { globalBudget: 80 })).not.toBe('');
+    expect(loads.length).toBeGreaterThanOrEqual(1);
+    expectZerdaError(() => new ContextEngine({ lengthCounter: Object.assign(() => 1, { load: 'soon' }) as never }), /options\.lengthCounter\.load must be a function/);
   });
 
   it('never exceeds the budget, for any query and budget (property)', async () => {
@@ -340,5 +359,92 @@ describe('explainResult', () => {
     expect(text).toMatch(/stages: retrieved \d+ → after filter \d+ → after rank \d+ → used \d+/);
     expect(text).toContain('guard: passed');
     expect(() => explainResult({} as never)).toThrow(/result must be a ContextResult/);
+  });
+
+  it('says, per chunk, which sentences were kept and why when the budget made the composer choose (Arabic and English)', async () => {
+    const { explainResult } = await import('./diagnostics.js');
+    const engine = await indexedEngine();
+    for (const query of ['ما هو التوليد المعزز بالاسترجاع؟', 'What is retrieval-augmented generation?']) {
+      const result = await engine.run(query, { overrideBudget: 120 });
+      const chosen = result.chunks.filter((chunk) => chunk.sentences);
+      expect(chosen.length).toBeGreaterThan(0);
+      const text = explainResult(result);
+      expect(text).toContain('sentences kept ✓');
+      expect(text).toMatch(/answerType=(definition|other)/);
+      for (const chunk of chosen) {
+        for (const sentence of chunk.sentences!) {
+          expect(text).toContain(sentence.value.toFixed(3));
+          if (sentence.reasons.includes('lead')) expect(text).toMatch(/\[lead/);
+        }
+      }
+    }
+  });
+});
+
+describe('small-to-big: neighbouring chunks when budget remains (config.composer.neighbors)', () => {
+  const chunked = [
+    { id: 'nile#0', docId: 'nile', text: 'The Nile delta is fertile farmland.', source: 'nile.md', metadata: { tenant: 'a' }, position: { index: 0 } },
+    { id: 'nile#1', docId: 'nile', text: 'Every summer the river flooded the valley and left black silt behind.', source: 'nile.md', metadata: { tenant: 'a' }, position: { index: 1 } },
+    { id: 'nile#2', docId: 'nile', text: 'Secret notes of tenant b about the same river.', source: 'nile.md', metadata: { tenant: 'b' }, position: { index: 2 } },
+    { id: 'النيل#0', docId: 'النيل', text: 'دلتا النيل أرض زراعية خصبة.', source: 'nile-ar.md', metadata: { tenant: 'a' }, position: { index: 0 } },
+    { id: 'النيل#1', docId: 'النيل', text: 'كان النهر يفيض كل صيف ويترك الطمي الأسود.', source: 'nile-ar.md', metadata: { tenant: 'a' }, position: { index: 1 } },
+  ];
+
+  it('is off by default, and with neighbors: 1 widens a used chunk into its document (English and Arabic)', async () => {
+    const plain = new ContextEngine({ config: { cache: { enabled: false } } });
+    await plain.index(chunked);
+    expect((await plain.run('delta fertile', { overrideBudget: 500 })).context).not.toContain('flooded');
+    const engine = new ContextEngine({ config: { cache: { enabled: false }, composer: { neighbors: 1, ordering: 'document' } } });
+    await engine.index(chunked);
+    const english = await engine.run('delta fertile', { overrideBudget: 500, metadataFilters: { tenant: 'a' } });
+    expect(english.context).toContain('The Nile delta is fertile farmland. Every summer the river flooded');
+    expect(english.chunks.find((chunk) => chunk.chunk.id === 'nile#1')?.retrievers).toEqual(['neighbors']);
+    const arabic = await engine.run('دلتا خصبة', { overrideBudget: 500, metadataFilters: { tenant: 'a' } });
+    expect(arabic.context).toContain('يفيض');
+    expect(charCounter(arabic.context)).toBeLessThanOrEqual(500);
+  });
+
+  it('never adds a neighbour outside the run filter, and stays within the budget', async () => {
+    const engine = new ContextEngine({ config: { cache: { enabled: false }, composer: { neighbors: 2, ordering: 'document' } } });
+    await engine.index(chunked);
+    const result = await engine.run('river flooded silt', { overrideBudget: 1000, metadataFilters: { tenant: 'a' } });
+    expect(result.context).not.toContain('tenant b');
+    expect(result.chunks.every((chunk) => chunk.chunk.metadata.tenant === 'a')).toBe(true);
+    const tight = await engine.run('river flooded silt', { overrideBudget: 80, metadataFilters: { tenant: 'a' } });
+    expect(charCounter(tight.context)).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('citationsOf', () => {
+  it('lists the context chunks in order as JSON-safe citations (numbers with the citations template)', async () => {
+    const { citationsOf } = await import('./diagnostics.js');
+    const engine = await indexedEngine({ template: 'citations' });
+    const result = await engine.run('ما هو التوليد المعزز بالاسترجاع؟');
+    const citations = citationsOf(result);
+    expect(citations.map((citation) => citation.chunkId)).toEqual(result.chunks.map((used) => used.chunk.id));
+    expect(citations[0]).toMatchObject({ number: 1, docId: result.chunks[0]!.chunk.docId, source: result.chunks[0]!.chunk.source, rank: 1, text: result.chunks[0]!.keptText });
+    expect(citations[0]!.title).toBe(result.chunks[0]!.chunk.title);
+    expect(JSON.parse(JSON.stringify(citations))).toEqual(citations);
+    for (const citation of citations) for (const value of Object.values(citation.scores)) expect(Number.isFinite(value)).toBe(true);
+    const plain = citationsOf(await (await indexedEngine({ template: 'default' })).run('BM25 ranking'));
+    expect(plain.every((citation) => !('number' in citation))).toBe(true);
+    expect(() => citationsOf(null as never)).toThrow(/result must be a ContextResult/);
+  });
+
+  it('summarizeResult: the context, its citations, the budget and the guard, JSON-safe', async () => {
+    const { citationsOf, summarizeResult } = await import('./diagnostics.js');
+    const result = await (await indexedEngine({ template: 'citations' })).run('vector search');
+    const summary = summarizeResult(result);
+    expect(summary).toEqual({ query: 'vector search', context: result.context, citations: citationsOf(result), budget: result.budget, guardPassed: result.guardPassed, warnings: result.guardWarnings, fromCache: false });
+    expect(JSON.parse(JSON.stringify(summary))).toEqual(summary);
+  });
+});
+
+describe('assertContextRunner', () => {
+  it('accepts an engine or anything with run(), and names the field otherwise', async () => {
+    const { assertContextRunner } = await import('./runner.js');
+    expect(() => assertContextRunner(new ContextEngine())).not.toThrow();
+    expect(() => assertContextRunner({ run: async () => ({}) })).not.toThrow();
+    for (const value of [undefined, null, 5, {}, { run: 'no' }]) expect(() => assertContextRunner(value, 'retriever.engine')).toThrow(/retriever\.engine must be a ContextEngine/);
   });
 });

@@ -8,16 +8,20 @@ import {
   ConversationHistory,
   EqualBudgetAllocation,
   QueryAnalyzer,
+  rerankCandidates,
+  rerankerName,
+  toReranker,
   warningToString,
 } from '@zerda/context-core';
 import { SmartContextComposer } from '@zerda/composer';
-import { HybridRetriever, KeywordRetriever, StoreTextRetriever, VectorRetriever } from '@zerda/retriever';
+import { HybridRetriever, KeywordRetriever, StoreTextRetriever, VectorRetriever, WriteQueue } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import {
   type BudgetAllocator,
   type ChunkFilter as ChunkFilterContract,
   type ChunkRanker,
   type Chunker,
+  type ComposeResult,
   type ContextComposer,
   type ContextEngineConfig,
   type ContextGuard as ContextGuardContract,
@@ -30,6 +34,7 @@ import {
   type MetadataFilter,
   type QueryAnalysis,
   type QueryAnalyzer as QueryAnalyzerContract,
+  type Reranker,
   type Retriever,
   type ScoredChunk,
   type SourceQualityMap,
@@ -37,6 +42,7 @@ import {
   type TemplateName,
   type ContextTemplate,
   type UsedChunk,
+  vectorStoreIdentity,
   invalidArgument,
   matchesFilter,
   parseMetadataFilter,
@@ -51,13 +57,35 @@ import {
   type ContextEngineOptions,
   type IndexDocumentsOptions,
   type IndexOptions,
+  type OpenOptions,
   type RunMultiOptions,
   type RunOptions,
   indexOptionsSchema,
   runMultiOptionsSchema,
   runOptionsSchema,
+  telemetryOptionsSchema,
 } from './options.js';
 import { queryHeader } from './headers.js';
+import { EngineTelemetry, traced, type Trace } from './tracing.js';
+import {
+  ENGINE_SNAPSHOT_FORMAT,
+  ENGINE_SNAPSHOT_VERSION,
+  asOpenError,
+  checkVectorSource,
+  customStrategyNames,
+  engineOptionsFor,
+  historyDisabled,
+  parseDirectory,
+  parseOpenOptions,
+  readEngineRecord,
+  saveOptionsSchema,
+  templateRecord,
+  writeEngineRecord,
+  type BuiltRetrieverRecord,
+  type EngineRecord,
+  type SaveOptions,
+  type SavedSnapshot,
+} from './snapshot.js';
 
 const now = (): number => performance.now();
 const round = (ms: number): number => Math.round(ms * 1000) / 1000;
@@ -79,6 +107,7 @@ export class ContextEngine {
   protected readonly analyzer: QueryAnalyzerContract;
   protected chunkFilter: ChunkFilterContract;
   protected ranker: ChunkRanker;
+  protected readonly reranker: Reranker | undefined;
   protected composer: ContextComposer;
   protected readonly guard: ContextGuardContract;
   protected readonly budgetAllocator: BudgetAllocator | undefined;
@@ -92,9 +121,16 @@ export class ContextEngine {
   private readonly defaultEmbedder: Embedder | EmbedFunction | undefined;
   private readonly template: TemplateName | ContextTemplate;
   private sourceQualityMap: SourceQualityMap = {};
+  private readonly telemetry: EngineTelemetry;
   /** Bumped on every change to the corpus; part of every cache key. */
   private generation = 0;
   private corpusSize = 0;
+  /** Corpus writes (index, add, remove) and snapshots run one at a time, in call order. */
+  private readonly writes = new WriteQueue();
+  /** How `index()` built the current retriever (undefined: injected, or nothing indexed yet). */
+  private builtRetriever: BuiltRetrieverRecord | undefined;
+  /** Custom strategies given to the constructor, by name (a snapshot requires them again on open). */
+  private readonly customStrategies: EngineRecord['customStrategies'];
 
   constructor(options: ContextEngineOptions = {}) {
     if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
@@ -103,11 +139,15 @@ export class ContextEngine {
     this.analyzer = options.queryAnalyzer ?? new QueryAnalyzer(config.analyzer);
     this.chunkFilter = options.chunkFilter ?? new ChunkFilter(config.filter);
     this.ranker = options.ranker ?? new CompositeRanker(config.ranking);
+    this.reranker = options.reranker === undefined ? undefined : toReranker(options.reranker, 'options.reranker');
     this.composer = options.composer ?? new SmartContextComposer(config.composer);
     this.guard = options.guard ?? new ContextGuard(config.guard);
     this.budgetAllocator = options.budgetAllocator;
     if (options.lengthCounter !== undefined && typeof options.lengthCounter !== 'function') {
       throw invalidArgument('options.lengthCounter', 'a function (text: string) => number', options.lengthCounter);
+    }
+    if (options.lengthCounter?.load !== undefined && typeof options.lengthCounter.load !== 'function') {
+      throw invalidArgument('options.lengthCounter.load', 'a function () => Promise<void> or nothing', options.lengthCounter.load);
     }
     this.counter = options.lengthCounter ?? charCounter;
     this.logger = options.logger;
@@ -121,6 +161,8 @@ export class ContextEngine {
       throw invalidArgument('options.template', `a template function or one of ${templateNameSchema.options.join(', ')}`, options.template);
     }
     this.template = options.template ?? config.composer.template;
+    this.telemetry = new EngineTelemetry(parseOrThrow(telemetryOptionsSchema, options.telemetry, 'options.telemetry'));
+    this.customStrategies = customStrategyNames(options);
     this.log('info', { event: 'ready', template: typeof this.template === 'function' ? `custom:${this.template.name || 'template'}` : this.template }, 'ContextEngine: ready');
   }
 
@@ -141,6 +183,12 @@ export class ContextEngine {
    */
   async index(chunks: unknown, options: IndexOptions = {}): Promise<this> {
     const parsed = parseOrThrow(indexOptionsSchema, options, 'options') ?? {};
+    // The write takes its place in the queue now, in call order (a save issued next waits for it);
+    // its span covers the write itself.
+    return this.writes.run(() => this.tracedCorpusChange('index', chunks, () => this.indexNow(chunks, options, parsed)));
+  }
+
+  private async indexNow(chunks: unknown, options: IndexOptions, parsed: NonNullable<ReturnType<typeof indexOptionsSchema.parse>>): Promise<this> {
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of chunks', chunks);
     if (chunks.length === 0) {
       this.log('warn', { event: 'index_empty' }, 'ContextEngine.index: empty chunk list, nothing indexed');
@@ -156,8 +204,9 @@ export class ContextEngine {
       return this;
     }
 
-    const retriever = await this.buildRetriever(documentChunks, options);
+    const { retriever, record } = await this.buildRetriever(documentChunks, options);
     this.retriever = retriever;
+    this.builtRetriever = record;
     this.commitCorpus(documentChunks.length, sourceQualityMap);
     return this;
   }
@@ -204,7 +253,11 @@ export class ContextEngine {
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of chunks', chunks);
     const documentChunks = toDocumentChunks(chunks, 'chunks');
     if (documentChunks.length === 0) return this;
-    if (!this.retriever) return this.index(documentChunks);
+    return this.writes.run(() => this.tracedCorpusChange('add', chunks, () => this.addNow(documentChunks)));
+  }
+
+  private async addNow(documentChunks: DocumentChunk[]): Promise<this> {
+    if (!this.retriever) return this.indexNow(documentChunks, {}, {});
     if (typeof this.retriever.add !== 'function') {
       throw new ZerdaError('ZERDA_UNSUPPORTED', { operation: 'add', component: this.retriever.name ?? 'the retriever' });
     }
@@ -216,14 +269,29 @@ export class ContextEngine {
   /** Removes every chunk of the given documents. */
   async remove(docIds: unknown): Promise<this> {
     if (!Array.isArray(docIds) || docIds.some((id) => typeof id !== 'string')) throw invalidArgument('docIds', 'an array of document ids (strings)', docIds);
+    return this.writes.run(() => this.tracedCorpusChange('remove', docIds, () => this.removeNow(docIds as string[])));
+  }
+
+  private async removeNow(docIds: string[]): Promise<this> {
     if (!this.retriever || docIds.length === 0) return this;
     if (typeof this.retriever.remove !== 'function') {
       throw new ZerdaError('ZERDA_UNSUPPORTED', { operation: 'remove', component: this.retriever.name ?? 'the retriever' });
     }
-    await this.retriever.remove(docIds as string[]);
+    await this.retriever.remove(docIds);
     const size = typeof this.retriever.size === 'function' ? await this.retriever.size() : this.corpusSize;
     this.commitCorpus(size, this.sourceQualityMap);
     return this;
+  }
+
+  /** A corpus change inside the span `zerda.<operation>` (input count; corpus size and generation after). */
+  private tracedCorpusChange(operation: 'index' | 'add' | 'remove', input: unknown, task: () => Promise<this>): Promise<this> {
+    return traced(
+      this.telemetry,
+      `zerda.${operation}`,
+      { 'zerda.operation': operation, [operation === 'remove' ? 'zerda.documents.count' : 'zerda.chunks.count']: Array.isArray(input) ? input.length : undefined },
+      () => task(),
+      () => ({ 'zerda.corpus.size': this.corpusSize, 'zerda.corpus.generation': this.generation, 'zerda.retriever': this.retriever?.name }),
+    );
   }
 
   private commitCorpus(size: number, sourceQualityMap: SourceQualityMap): void {
@@ -233,7 +301,26 @@ export class ContextEngine {
     this.log('info', { event: 'indexed', chunks: size, generation: this.generation }, `ContextEngine: indexed ${size} chunks`);
   }
 
-  private async buildRetriever(chunks: DocumentChunk[], options: IndexOptions): Promise<Retriever> {
+  /** Builds and fills the retrievers for `chunks` (nothing is swapped in here). */
+  private async buildRetriever(chunks: DocumentChunk[], options: IndexOptions): Promise<{ retriever: Retriever; record: BuiltRetrieverRecord }> {
+    const { retriever, keyword, vector, record } = this.createRetriever(options);
+    const indexOptions = { batchSize: options.batchSize, onProgress: options.onProgress };
+    if (keyword instanceof KeywordRetriever) await keyword.index(chunks);
+    if (vector) await vector.index(chunks, indexOptions);
+    return { retriever, record };
+  }
+
+  /**
+   * Creates (empty) the retrievers `index()` builds for these options — the keyword side, the
+   * vector side, fused when both exist — and the record a snapshot keeps of them, so that `open`
+   * recreates exactly the same structure.
+   */
+  private createRetriever(options: Pick<IndexOptions, 'keywordSearch' | 'vectorDb' | 'embedder' | 'vectorStoreAdapter' | 'addToVectorDb'>): {
+    retriever: Retriever;
+    keyword: KeywordRetriever | StoreTextRetriever;
+    vector: VectorRetriever | undefined;
+    record: BuiltRetrieverRecord;
+  } {
     const retrievalConfig = this.config.retrieval;
     let keyword: KeywordRetriever | StoreTextRetriever;
     if (options.keywordSearch === 'store') {
@@ -246,35 +333,182 @@ export class ContextEngine {
     // The in-memory retrievers are validated and built completely before anything is swapped in.
     const embedder = options.embedder ?? this.defaultEmbedder;
     let vector: VectorRetriever | undefined;
+    let source: 'embedder' | 'vectorDb' | 'adapter' | undefined;
     if (options.vectorDb) {
       if (options.embedder) {
         this.log('warn', { event: 'embedder_and_vector_db', store: options.vectorDb.name }, `ContextEngine.index: both embedder and vectorDb given; vectors are stored in ${options.vectorDb.name}, the embedder embeds queries and chunks that carry no embedding`);
       }
       vector = new VectorRetriever({ store: options.vectorDb, embedder, addToStore: options.addToVectorDb ?? true });
+      source = 'vectorDb';
     } else if (options.vectorStoreAdapter) {
       vector = VectorRetriever.fromLangChain(options.vectorStoreAdapter as never, { embedder });
+      source = 'adapter';
     } else if (embedder) {
       vector = new VectorRetriever({ embedder });
+      source = 'embedder';
     }
-    const indexOptions = { batchSize: options.batchSize, onProgress: options.onProgress };
-    if (keyword instanceof KeywordRetriever) await keyword.index(chunks);
-    if (vector) await vector.index(chunks, indexOptions);
-    if (!vector) return keyword;
-    return new HybridRetriever({ retrievers: [vector, keyword], config: retrievalConfig });
+    const record: BuiltRetrieverRecord = {
+      keywordSearch: options.keywordSearch ?? 'memory',
+      vector:
+        vector && source
+          ? {
+              source,
+              addToVectorDb: options.addToVectorDb ?? true,
+              store: source === 'embedder' ? null : vectorStoreIdentity(vector.store),
+              inSnapshot: vector.store.capabilities.snapshot === true,
+              embedder: vector.embedder ? vector.embedder.modelId : null,
+            }
+          : null,
+    };
+    const retriever = vector ? new HybridRetriever({ retrievers: [vector, keyword], config: retrievalConfig }) : keyword;
+    return { retriever, keyword, vector, record };
+  }
+
+  // ---------------------------------------------------------------- snapshots
+
+  /**
+   * Saves everything needed to answer exactly as now into `directory` (created if missing): the
+   * resolved configuration, the keyword index and its chunks, the vector store when it lives in
+   * this process (memory, HNSW; a database store is recorded by identity), the source-quality map,
+   * the corpus generation and, with `{ history: true }`, the conversation history. Binary files
+   * (little-endian typed arrays, a column-wise chunk table) with a manifest of sizes and SHA-256s.
+   *
+   * Crash-safe: a new generation is written beside the previous snapshot, flushed, and `CURRENT` is
+   * switched atomically, so a crash at any moment leaves the previous snapshot openable; what a
+   * killed save leaves behind is removed by the next save. A save after `add`/`remove` writes the
+   * new state whole. It runs between corpus writes (`index`/`add`/`remove` issued meanwhile wait;
+   * `run()` calls go on), so it holds one corpus generation; a second save to the same directory
+   * waits its turn (another process saving there makes it fail with `ZERDA_STORE_IO`). Node only.
+   */
+  async save(directory: unknown, options: SaveOptions = {}): Promise<SavedSnapshot> {
+    const target = parseDirectory(directory);
+    const parsed = parseOrThrow(saveOptionsSchema, options, 'options') ?? {};
+    // The turn among corpus writes is taken now, in call order: the snapshot holds every write
+    // issued before this call and none issued after it.
+    return this.writes.run(() => this.saveNow(target, parsed.history === true));
+  }
+
+  private async saveNow(target: string, withHistory: boolean): Promise<SavedSnapshot> {
+    const { packageVersion, writeSnapshotDirectory } = await import('@zerda/persistence');
+    const version = await packageVersion(new URL('../package.json', import.meta.url));
+    const retriever = this.retriever;
+    const record: EngineRecord = {
+      format: 'zerda.engine',
+      version: 1,
+      config: this.config,
+      sourceQualityMap: this.sourceQualityMap,
+      corpusGeneration: this.generation,
+      corpusSize: this.corpusSize,
+      template: templateRecord(this.template),
+      customStrategies: this.customStrategies,
+      retriever: !retriever
+        ? { kind: 'none' }
+        : this.builtRetriever
+          ? { kind: 'built', ...this.builtRetriever }
+          : { kind: 'injected', name: retriever.name, inSnapshot: typeof retriever.writeSnapshot === 'function' },
+      history: withHistory && this.history ? this.history.toJSON() : null,
+    };
+    const written = await writeSnapshotDirectory(
+      target,
+      { format: ENGINE_SNAPSHOT_FORMAT, formatVersion: ENGINE_SNAPSHOT_VERSION, producer: `@zerda/context ${version}`, zerdaVersion: version },
+      async (writer) => {
+        await writeEngineRecord(writer, record);
+        if (retriever && typeof retriever.writeSnapshot === 'function') await retriever.writeSnapshot(writer.scope('retriever'));
+        return { chunks: record.corpusSize, corpusGeneration: record.corpusGeneration, retriever: record.retriever.kind };
+      },
+    );
+    this.log('info', { event: 'saved', directory: target, generation: written.generation, bytes: written.bytes, chunks: record.corpusSize }, `ContextEngine: saved ${record.corpusSize} chunks to ${target}`);
+    return { directory: target, generation: written.generation, bytes: written.bytes, files: written.manifest.files.length + 1, chunks: record.corpusSize, corpusGeneration: record.corpusGeneration };
+  }
+
+  /**
+   * Opens a snapshot written by {@link ContextEngine.save}: an engine that answers every query
+   * exactly as the saved one did. Strategies and embedders are code, so they are passed again in
+   * `options` as to the constructor (every strategy that was custom when saving is required; the
+   * embedder must be the model the vectors were made with — same model id and dimension); a
+   * database vector store is passed as `options.vectorDb` and checked against what the snapshot
+   * recorded, and a store that keeps its data in the snapshot (HNSW) is passed empty and filled.
+   * `options.config` overrides the saved configuration (index settings must stay the same).
+   *
+   * Every file is verified (size and SHA-256) before it is used: a truncated, damaged or edited
+   * snapshot fails with `ZERDA_CORRUPT_SNAPSHOT` naming the file and the failed check, and nothing
+   * is repaired. A snapshot of another format version fails saying which version is needed; a
+   * mismatched option fails with `ZERDA_INVALID_ARGUMENT` naming it. Node only.
+   */
+  static async open(directory: unknown, options: OpenOptions = {}): Promise<ContextEngine> {
+    const source = parseDirectory(directory);
+    const parsed = parseOpenOptions(options);
+    const { packageVersion, readSnapshotDirectory } = await import('@zerda/persistence');
+    const version = await packageVersion(new URL('../package.json', import.meta.url));
+    return readSnapshotDirectory(
+      source,
+      { format: ENGINE_SNAPSHOT_FORMAT, formatVersion: ENGINE_SNAPSHOT_VERSION, producer: `@zerda/context ${version}`, zerdaVersion: version },
+      async (reader) => {
+        const record = await readEngineRecord(reader);
+        const engine = new ContextEngine(engineOptionsFor(record, parsed));
+        try {
+          if (record.retriever.kind === 'built') {
+            checkVectorSource(record.retriever, parsed);
+            const { retriever } = engine.createRetriever({
+              keywordSearch: record.retriever.keywordSearch,
+              ...(parsed.vectorDb ? { vectorDb: parsed.vectorDb } : {}),
+              ...(parsed.vectorStoreAdapter ? { vectorStoreAdapter: parsed.vectorStoreAdapter } : {}),
+              ...(record.retriever.vector ? { addToVectorDb: record.retriever.vector.addToVectorDb } : {}),
+            });
+            await retriever.readSnapshot!(reader.scope('retriever'));
+            engine.retriever = retriever;
+            engine.builtRetriever = { keywordSearch: record.retriever.keywordSearch, vector: record.retriever.vector };
+          } else if (record.retriever.kind === 'injected' && record.retriever.inSnapshot) {
+            const retriever = engine.retriever!;
+            if (typeof retriever.readSnapshot !== 'function') throw invalidArgument('options.retriever', `a retriever that reads the snapshot of "${retriever.name}" (it has readSnapshot)`, retriever);
+            await retriever.readSnapshot(reader.scope('retriever'));
+          }
+        } catch (error) {
+          throw asOpenError(error);
+        }
+        if (record.history) {
+          if (!engine.history) throw historyDisabled();
+          engine.history = ConversationHistory.fromJSON(record.history, engine.config.multiTurn);
+        }
+        engine.sourceQualityMap = record.sourceQualityMap;
+        engine.corpusSize = record.corpusSize;
+        engine.generation = record.corpusGeneration;
+        engine.log('info', { event: 'opened', directory: source, chunks: record.corpusSize, generation: record.corpusGeneration }, `ContextEngine: opened ${record.corpusSize} chunks from ${source}`);
+        return engine;
+      },
+      { verify: parsed.verify ?? true },
+    );
   }
 
   // ---------------------------------------------------------------- running
 
-  /** Runs the whole pipeline for one query. See the package README for every stage. */
+  /**
+   * Runs the whole pipeline for one query. See the package README for every stage. With
+   * OpenTelemetry, one `retrieval` span with a child per stage (`zerda.analyze` … `zerda.guard`).
+   */
   async run(query: unknown, options: RunOptions = {}): Promise<ContextResult> {
+    const telemetry = this.telemetry.options;
+    return traced(
+      this.telemetry,
+      'retrieval',
+      { 'gen_ai.operation.name': 'retrieval', 'gen_ai.data_source.id': telemetry.dataSourceId },
+      (trace) => this.runPipeline(query, options, trace),
+      (result) => runAttributes(result, telemetry.recordQueryText === true, telemetry.recordDocuments === true),
+    );
+  }
+
+  private async runPipeline(query: unknown, options: RunOptions, trace: Trace | undefined): Promise<ContextResult> {
     const started = now();
     const literal = requireString(query, 'query');
     parseOrThrow(runOptionsSchema, options, 'options');
+    if (this.counter.load) await this.counter.load();
+    const signal = options.signal;
+    signal?.throwIfAborted();
     const filter = options.metadataFilters === undefined ? undefined : parseMetadataFilter(options.metadataFilters, 'options.metadataFilters');
     const useHistory = options.useHistory ?? true;
     const recordTurn = options.recordTurn ?? true;
     const generation = this.generation;
-    const timings: StageTimings = { cache: 0, analyze: 0, retrieve: 0, filter: 0, rank: 0, compose: 0, guard: 0, total: 0 };
+    const timings: StageTimings = { cache: 0, analyze: 0, retrieve: 0, filter: 0, rank: 0, rerank: 0, compose: 0, guard: 0, total: 0 };
 
     let effectiveQuery = literal;
     if (useHistory && this.history && this.history.size > 0 && this.config.multiTurn.enrichTurns > 0) {
@@ -303,37 +537,63 @@ export class ContextEngine {
     }
 
     stage = now();
+    trace?.stage('analyze');
     const analysis = await this.analyzer.analyze(effectiveQuery, { literalQuery: literal });
     timings.analyze = now() - stage;
+    trace?.endStage({ 'zerda.query.length': [...literal].length, 'zerda.query.language': analysis.language, 'zerda.query.intent': analysis.intent, 'zerda.query.complexity': analysis.complexity });
     const budget = Math.min(options.overrideBudget ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength), Number.MAX_SAFE_INTEGER);
     const maxChunks = options.maxChunks ?? analysis.suggestedChunks;
 
     stage = now();
     const topK = Math.max(this.adaptive ? this.adaptive.recommendedTopK(this.config.retrieval.topK) : this.config.retrieval.topK, maxChunks);
-    let candidates: ScoredChunk[] = this.retriever ? await this.retriever.retrieve(effectiveQuery, { topK, filter, analysis }) : [];
+    trace?.stage('retrieve', { 'gen_ai.retrieval.top_k': topK, 'zerda.retriever': this.retriever?.name, 'zerda.filtered': filter !== undefined });
+    let candidates: ScoredChunk[] = this.retriever ? await this.retriever.retrieve(effectiveQuery, { topK, filter, analysis, ...(signal ? { signal } : {}) }) : [];
     // Defence in depth: a custom retriever that ignores the filter still cannot leak another tenant's chunk.
     if (filter) candidates = candidates.filter((candidate) => matchesFilter(candidate.chunk, filter));
     timings.retrieve = now() - stage;
     const retrieved = candidates.length;
+    trace?.endStage({ 'zerda.candidates.out': retrieved });
 
     stage = now();
+    trace?.stage('filter', { 'zerda.candidates.in': retrieved });
     const filtered = await this.chunkFilter.filter(candidates, { analysis });
     timings.filter = now() - stage;
+    trace?.endStage({ 'zerda.candidates.out': filtered.kept.length, 'zerda.candidates.dropped': filtered.dropped.length });
 
     stage = now();
-    const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks, sourceQuality: this.sourceQualityMap });
+    trace?.stage('rank', { 'zerda.candidates.in': filtered.kept.length });
+    // With a reranker, the ranker hands it a longer list to choose the best maxChunks from.
+    const rankLimit = this.reranker ? Math.max(maxChunks, this.config.rerank.candidates) : maxChunks;
+    const ranked = await this.ranker.rank(filtered.kept, { analysis, maxChunks: rankLimit, sourceQuality: this.sourceQualityMap });
     timings.rank = now() - stage;
+    trace?.endStage({ 'zerda.candidates.out': ranked.length });
+
+    let reranked = ranked;
+    if (this.reranker) {
+      stage = now();
+      trace?.stage('rerank', { 'zerda.candidates.in': ranked.length, 'zerda.reranker': rerankerName(this.reranker), 'zerda.rerank.top_n': maxChunks });
+      reranked = await rerankCandidates(this.reranker, effectiveQuery, ranked, { topN: maxChunks, analysis, ...(signal ? { signal } : {}) });
+      timings.rerank = now() - stage;
+      trace?.endStage({ 'zerda.candidates.out': reranked.length });
+    }
 
     stage = now();
-    const composed = await this.composer.compose(ranked, { budget, counter: this.counter, analysis, template: this.template });
+    trace?.stage('compose', { 'zerda.candidates.in': reranked.length, 'zerda.budget.limit': budget, 'zerda.budget.unit': this.counter.unit ?? 'chars' });
+    const composeOptions = { budget, counter: this.counter, analysis, template: this.template };
+    let composed = await this.composer.compose(reranked, composeOptions);
+    const expanded = await this.withNeighbors(reranked, composed, budget, filter);
+    if (expanded) composed = await this.composer.compose(expanded, composeOptions);
     timings.compose = now() - stage;
+    trace?.endStage({ 'zerda.candidates.out': composed.chunks.length, 'zerda.budget.used': composed.stats.length, 'zerda.context.truncated': composed.truncated });
 
     stage = now();
+    trace?.stage('guard');
     const guard = this.config.guard.enabled
       ? await this.guard.check({ context: composed.context, chunks: composed.chunks, analysis, budget, counter: this.counter })
       : { passed: true, warnings: [], context: composed.context };
     timings.guard = now() - stage;
     timings.total = now() - started;
+    trace?.endStage({ 'zerda.guard.enabled': this.config.guard.enabled, 'zerda.guard.passed': guard.passed, 'zerda.guard.warnings': guard.warnings.map((warning) => warning.code) });
 
     // The composer already measured its context; count again only when the guard changed it (redaction).
     const used = guard.context === composed.context ? composed.stats.length : this.counter(guard.context);
@@ -344,7 +604,7 @@ export class ContextEngine {
       analysis,
       chunks: composed.chunks,
       dropped: [...filtered.dropped, ...composed.skipped],
-      counts: { retrieved, afterFilter: filtered.kept.length, afterRank: ranked.length, used: composed.chunks.length },
+      counts: { retrieved, afterFilter: filtered.kept.length, afterRank: ranked.length, afterRerank: reranked.length, used: composed.chunks.length },
       timings: Object.fromEntries(Object.entries(timings).map(([key, value]) => [key, round(value)])) as unknown as StageTimings,
       budget: { limit: budget, used, unit: this.counter.unit ?? 'chars', utilization: budget > 0 ? Math.min(1, used / budget) : 0 },
       template: composed.template,
@@ -353,11 +613,40 @@ export class ContextEngine {
       guardWarnings: guard.warnings.map(warningToString),
       warnings: guard.warnings,
       fromCache: false,
+      ...(this.reranker ? { reranker: rerankerName(this.reranker) } : {}),
     };
     // Synchronous from here on: cache, history and statistics stay consistent under concurrency.
     if (cacheKey !== undefined && this.cache && generation === this.generation) this.cache.set(cacheKey, result);
     this.afterRun(result, literal, recordTurn, false);
     return result;
+  }
+
+  /**
+   * Small-to-big (`config.composer.neighbors`): when the context leaves budget unused, the ranked
+   * list with the neighbouring chunks of every used chunk inserted right after it (same document,
+   * matching the run's filter, not already a candidate); undefined when there is nothing to add.
+   */
+  private async withNeighbors(ranked: ScoredChunk[], composed: ComposeResult, budget: number, filter: MetadataFilter | undefined): Promise<ScoredChunk[] | undefined> {
+    const distance = this.config.composer.neighbors;
+    const retriever = this.retriever;
+    if (distance === 0 || !retriever?.neighbors || composed.chunks.length === 0 || composed.stats.length >= budget) return undefined;
+    const known = new Set(ranked.map((candidate) => candidate.chunk.id));
+    const found = await retriever.neighbors(composed.chunks.map((used) => used.chunk), distance, filter ? { filter } : {});
+    const fresh = found.filter((chunk) => !known.has(chunk.id) && (!filter || matchesFilter(chunk, filter)));
+    if (fresh.length === 0) return undefined;
+    const byAnchor = new Map<string, DocumentChunk[]>();
+    for (const chunk of fresh) {
+      const anchor = composed.chunks
+        .filter((used) => used.chunk.docId === chunk.docId)
+        .reduce((best, used) => (Math.abs(used.chunk.position.index - chunk.position.index) < Math.abs(best.chunk.position.index - chunk.position.index) ? used : best));
+      const list = byAnchor.get(anchor.chunk.id) ?? [];
+      list.push(chunk);
+      byAnchor.set(anchor.chunk.id, list);
+    }
+    return ranked.flatMap((candidate) => [
+      candidate,
+      ...(byAnchor.get(candidate.chunk.id) ?? []).map((chunk): ScoredChunk => ({ chunk, score: candidate.score, scores: { neighbor: 1, composite: candidate.score }, retrievers: ['neighbors'] })),
+    ]);
   }
 
   private afterRun(result: ContextResult, literal: string, recordTurn: boolean, fromCache: boolean): void {
@@ -403,6 +692,7 @@ export class ContextEngine {
     if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
     const list = queries.map((query, i) => requireString(query, `queries[${i}]`));
     if (list.length === 0) return { context: '', results: [], allocations: [] };
+    if (this.counter.load) await this.counter.load();
     const { globalBudget, useWeighted = true, ...runOptions } = options;
     const global = globalBudget ?? this.config.composer.maxContextLength;
     const analyses = await Promise.all(list.map((query) => this.analyzer.analyze(query, { literalQuery: query })));
@@ -436,6 +726,7 @@ export class ContextEngine {
     const literal = requireString(query, 'query');
     if (!Array.isArray(chunks)) throw invalidArgument('chunks', 'an array of [chunk, score] tuples', chunks);
     const scored: ScoredChunk[] = chunks.map((tuple, i) => tupleToScored(tuple, i));
+    if (this.counter.load) await this.counter.load();
     const analysis = await this.analyzer.analyze(literal, { literalQuery: literal });
     const budget = options.maxLength ?? Math.min(analysis.suggestedBudget, this.config.composer.maxContextLength);
     const filtered = await this.chunkFilter.filter(scored, { analysis });
@@ -458,6 +749,7 @@ export class ContextEngine {
     }
     const list = queries.map((query, i) => requireString(query, `queries[${i}]`));
     if (list.length === 0) return '';
+    if (this.counter.load) await this.counter.load();
     const global = options.globalBudget ?? this.config.composer.maxContextLength;
     const analyses = await Promise.all(list.map((query) => this.analyzer.analyze(query, { literalQuery: query })));
     const allocations = this.allocate(analyses, global, options.useWeighted ?? true);
@@ -520,6 +812,28 @@ export class ContextEngine {
     const sink = this.logger?.[level];
     if (typeof sink === 'function') sink.call(this.logger, fields, message);
   }
+}
+
+/** The attributes of a run's span once it has its result (query text and documents only when opted in). */
+function runAttributes(result: ContextResult, recordQueryText: boolean, recordDocuments: boolean): Record<string, string | number | boolean | undefined> {
+  return {
+    'zerda.cache.hit': result.fromCache,
+    'zerda.query.length': [...result.query].length,
+    'zerda.query.language': result.analysis.language,
+    'zerda.count.retrieved': result.counts.retrieved,
+    'zerda.count.after_filter': result.counts.afterFilter,
+    'zerda.count.after_rank': result.counts.afterRank,
+    'zerda.count.after_rerank': result.counts.afterRerank,
+    'zerda.count.used': result.counts.used,
+    'zerda.budget.limit': result.budget.limit,
+    'zerda.budget.used': result.budget.used,
+    'zerda.budget.unit': result.budget.unit,
+    'zerda.guard.passed': result.guardPassed,
+    'zerda.reranker': result.reranker,
+    'gen_ai.retrieval.query.text': recordQueryText ? result.query : undefined,
+    'zerda.query.effective_text': recordQueryText && result.effectiveQuery !== result.query ? result.effectiveQuery : undefined,
+    'gen_ai.retrieval.documents': recordDocuments ? JSON.stringify(result.chunks.map((used) => ({ id: used.chunk.id, score: used.score }))) : undefined,
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EmbeddingProgress, LangChainVectorStoreLike } from '@zerda/retriever';
+import { isTelemetryApi, type OpenTelemetryApi, type TelemetryOptions, type TracerProviderLike } from './tracing.js';
 import type {
   BudgetAllocator,
   ChunkFilter,
@@ -14,6 +15,8 @@ import type {
   Logger,
   MetadataFilter,
   QueryAnalyzer,
+  RerankFunction,
+  Reranker,
   Retriever,
   Metadata,
   SourceQualityMap,
@@ -29,6 +32,12 @@ export interface ContextEngineOptions {
   retriever?: Retriever;
   chunkFilter?: ChunkFilter;
   ranker?: ChunkRanker;
+  /**
+   * Re-scores the best `config.rerank.candidates` ranked chunks (a cross-encoder, a hosted reranking
+   * model, an LLM judge, or a plain scoring function) and keeps the best `maxChunks`, in its order.
+   * Recorded as the `rerank` factor of every chunk. Default: none.
+   */
+  reranker?: Reranker | RerankFunction;
   composer?: ContextComposer;
   guard?: ContextGuard;
   /** Allocator for `runMulti`/`buildMultiQueryContext` (default: complexity-weighted, or equal with `useWeighted: false`). */
@@ -41,6 +50,28 @@ export interface ContextEngineOptions {
   embedder?: Embedder | EmbedFunction;
   /** The context template: a name (overrides `config.composer.template`) or your own function. */
   template?: TemplateName | ContextTemplate;
+  /** OpenTelemetry spans for `run`, `index`, `add` and `remove` (on when `@opentelemetry/api` is installed). */
+  telemetry?: TelemetryOptions;
+}
+
+/**
+ * Options of `ContextEngine.open(directory, options)`: the constructor's options (strategies and
+ * embedders are code, so they are passed again — every strategy that was custom when the snapshot
+ * was saved is required) plus the stores a snapshot records by identity. `config` is merged over the
+ * snapshot's configuration; settings that shaped the index (`retrieval.bm25`) must stay the same.
+ */
+export interface OpenOptions extends ContextEngineOptions {
+  /**
+   * The vector store the snapshot was saved with: a database or server store holding the data
+   * (checked against the snapshot's record: backend, metric, dimension, table/collection, size), or
+   * an empty store of a kind that keeps its data in the snapshot (`new HnswVectorStore()`), which is
+   * filled from it. Not needed for the default in-memory store.
+   */
+  vectorDb?: VectorStore;
+  /** The LangChain.js store the snapshot was saved with (when `index()` was given one). */
+  vectorStoreAdapter?: LangChainVectorStoreLike;
+  /** Verify every file's SHA-256 (default true; sizes are always checked). */
+  verify?: boolean;
 }
 
 /** Options of `index()`. Precedence: `vectorDb` first, then `vectorStoreAdapter`, then `embedder`. */
@@ -91,10 +122,12 @@ export interface RunOptions {
   useHistory?: boolean;
   /** Record this run as a conversation turn (default true). */
   recordTurn?: boolean;
+  /** Aborts the run: checked before the run, passed to the retriever and the reranker. */
+  signal?: AbortSignal;
 }
 
 /** Options of `runMulti()`: a global budget, the allocation mode, and options forwarded to every `run()`. */
-export interface RunMultiOptions extends Omit<RunOptions, 'recordTurn' | 'overrideBudget'> {
+export interface RunMultiOptions extends Omit<RunOptions, 'recordTurn' | 'overrideBudget' | 'signal'> {
   /** Budget shared by all queries (default `composer.maxContextLength`). */
   globalBudget?: number;
   /** Complexity-weighted allocation (default) or equal shares. */
@@ -102,6 +135,21 @@ export interface RunMultiOptions extends Omit<RunOptions, 'recordTurn' | 'overri
 }
 
 const positiveInt = z.number().int().positive();
+const abortSignal = z.custom<AbortSignal>((value) => value instanceof AbortSignal, { message: 'an AbortSignal' });
+
+/** The `telemetry` option of the engine (strict: a typo such as `recordQuery` is rejected). */
+export const telemetryOptionsSchema = z
+  .strictObject({
+    enabled: z.boolean().optional(),
+    api: z.custom<OpenTelemetryApi>((value) => isTelemetryApi(value), { message: 'the @opentelemetry/api module (with trace.getTracer, trace.setSpan and context.active)' }).optional(),
+    tracerProvider: z
+      .custom<TracerProviderLike>((value) => value !== null && typeof value === 'object' && typeof (value as { getTracer?: unknown }).getTracer === 'function', { message: 'an OpenTelemetry TracerProvider (with getTracer)' })
+      .optional(),
+    recordQueryText: z.boolean().optional(),
+    recordDocuments: z.boolean().optional(),
+    dataSourceId: z.string().min(1).optional(),
+  })
+  .optional();
 
 export const runOptionsSchema = z
   .strictObject({
@@ -110,6 +158,7 @@ export const runOptionsSchema = z
     overrideBudget: z.number().int().nonnegative().optional(),
     useHistory: z.boolean().optional(),
     recordTurn: z.boolean().optional(),
+    signal: abortSignal.optional(),
   })
   .optional();
 

@@ -5,7 +5,12 @@
 // loads it through exactly the same path as a hub model (tokenizer + ONNX session + pooling), which
 // is what the embedder's tests exercise offline. Its similarities mean nothing.
 //
-//   node scripts/build-tiny-bert.mjs [--out DIR]
+// With --cross-encoder it builds `src/__fixtures__/tiny-cross-encoder/` instead: the same encoder
+// (same weights) with a BERT pooler (tanh of a dense layer over the [CLS] token) and a one-logit
+// classifier, i.e. a `BertForSequenceClassification` like the MS MARCO cross-encoders, which
+// transformers.js loads with AutoModelForSequenceClassification. Its relevance scores mean nothing.
+//
+//   node scripts/build-tiny-bert.mjs [--out DIR] [--cross-encoder]
 import { writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +19,10 @@ import { GraphBuilder, quantizeTensor, seededRandom } from './lib/onnx-builder.m
 import { buildVocabulary, writeBertFiles } from './lib/bert-files.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values: args } = parseArgs({ options: { out: { type: 'string' } } });
-const outDir = resolve(args.out ?? join(here, '..', 'src', '__fixtures__', 'tiny-bert'));
+const { values: args } = parseArgs({ options: { out: { type: 'string' }, 'cross-encoder': { type: 'boolean', default: false } } });
+const crossEncoder = args['cross-encoder'];
+const name = crossEncoder ? 'tiny-cross-encoder' : 'tiny-bert';
+const outDir = resolve(args.out ?? join(here, '..', 'src', '__fixtures__', name));
 
 const HIDDEN = 32;
 const HEADS = 2;
@@ -83,10 +90,14 @@ const weights = {
   outputGamma: onesTensor(HIDDEN),
   outputBeta: new Float32Array(HIDDEN),
 };
+// Drawn after the encoder's weights, so that both fixtures share the same encoder.
+const head = crossEncoder
+  ? { pooler: randomTensor(HIDDEN * HIDDEN), poolerBias: randomTensor(HIDDEN, 0.02), classifier: randomTensor(HIDDEN, 0.5), classifierBias: randomTensor(1, 0.02) }
+  : undefined;
 
 /** The encoder graph; `quantized` stores the big matrices as int8 + DequantizeLinear. */
 function buildGraph(quantized) {
-  const g = new GraphBuilder('tiny-bert');
+  const g = new GraphBuilder(name);
   const inputIds = g.input('input_ids', 'int64', ['batch', 'sequence']);
   const attentionMask = g.input('attention_mask', 'int64', ['batch', 'sequence']);
   const tokenTypeIds = g.input('token_type_ids', 'int64', ['batch', 'sequence']);
@@ -140,6 +151,14 @@ function buildGraph(quantized) {
   const gelu = g.op('Mul', [g.op('Mul', [hidden, g.float([0.5], [])]), g.op('Add', [erf, g.float([1], [])])]);
   const projected = dense(gelu, weights.output, weights.outputBias, INTERMEDIATE, HIDDEN);
   const normalized = layerNorm(g.op('Add', [attended, projected]), weights.outputGamma, weights.outputBeta);
+  if (head) {
+    // Sequence classification: pooler over the [CLS] token, then one relevance logit per pair.
+    const cls = g.op('Gather', [normalized, g.int64([0], [])], { axis: 1 });
+    const pooled = g.op('Tanh', [dense(cls, head.pooler, head.poolerBias, HIDDEN, HIDDEN)]);
+    g.op('Identity', [dense(pooled, head.classifier, head.classifierBias, HIDDEN, 1)], {}, 'logits');
+    g.output('logits', 'float', ['batch', 1]);
+    return g.encode({ docString: 'zerda test fixture: random-weight one-layer BERT cross-encoder (meaningless scores)' });
+  }
   g.op('Identity', [normalized], {}, 'last_hidden_state');
   g.output('last_hidden_state', 'float', ['batch', 'sequence', HIDDEN]);
   return g.encode({ docString: 'zerda test fixture: random-weight one-layer BERT (meaningless similarities)' });
@@ -154,8 +173,9 @@ writeBertFiles(outDir, {
     num_attention_heads: HEADS,
     intermediate_size: INTERMEDIATE,
     hidden_act: 'gelu',
+    ...(head ? { architectures: ['BertForSequenceClassification'], id2label: { 0: 'LABEL_0' }, label2id: { LABEL_0: 0 } } : {}),
   },
 });
 writeFileSync(join(outDir, 'onnx', 'model.onnx'), buildGraph(false));
 writeFileSync(join(outDir, 'onnx', 'model_quantized.onnx'), buildGraph(true));
-console.log(`tiny-bert (${tokens.length} tokens, hidden ${HIDDEN}) written to ${outDir}`);
+console.log(`${name} (${tokens.length} tokens, hidden ${HIDDEN}) written to ${outDir}`);

@@ -1,5 +1,6 @@
 export { TransformersEmbedder } from './transformers-embedder.js';
 export {
+  modelSourceOptionsShape,
   transformersEmbedderOptionsSchema,
   type TransformersEmbedderOptions,
   type ResolvedEmbedderSettings,
@@ -15,3 +16,9 @@ export {
   type StaticGloveModelLocation,
   type ModelFileSearch,
 } from './model-location.js';
+export {
+  CrossEncoderReranker,
+  crossEncoderRerankerOptionsSchema,
+  type CrossEncoderRerankerOptions,
+  type ResolvedCrossEncoderSettings,
+} from './cross-encoder-reranker.js';

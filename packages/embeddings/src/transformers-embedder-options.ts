@@ -1,4 +1,7 @@
-import { z } from 'zod';
+import * as z from 'zod';
+import { createError } from '@zerda/types';
+import type { ModelSourceSettings } from './transformers-loading.js';
+import { defaultModelsDirectory } from './model-location.js';
 
 /** Progress events transformers.js reports while it reads or downloads model files. */
 export interface ModelLoadProgress {
@@ -14,10 +17,10 @@ export interface ModelLoadProgress {
 const nonEmpty = z.string().trim().min(1);
 
 /**
- * Options of {@link TransformersEmbedder}. Settings left out come from the model's preset (see
- * `MODEL_PRESETS`) when the model is a known one, else from the defaults listed here.
+ * The options every transformers.js model of this package takes: which model, where its files are,
+ * whether it may be downloaded, which ONNX file, and load progress.
  */
-export const transformersEmbedderOptionsSchema = z.strictObject({
+export const modelSourceOptionsShape = {
   /** Hub id or local folder name under `localModelPath`, e.g. `Xenova/multilingual-e5-small`. */
   modelId: nonEmpty,
   /** Folder holding `<modelId>/…` model folders. Default: `defaultModelsDirectory()`. */
@@ -34,6 +37,18 @@ export const transformersEmbedderOptionsSchema = z.strictObject({
   modelFileName: nonEmpty.default('model'),
   /** Hub revision (branch, tag or commit). Default `main`. */
   revision: nonEmpty.default('main'),
+  /** Called with transformers.js load/download progress events. */
+  onProgress: z
+    .custom<(progress: ModelLoadProgress) => void>((value) => typeof value === 'function', { message: 'a function' })
+    .optional(),
+};
+
+/**
+ * Options of {@link TransformersEmbedder}. Settings left out come from the model's preset (see
+ * `MODEL_PRESETS`) when the model is a known one, else from the defaults listed here.
+ */
+export const transformersEmbedderOptionsSchema = z.strictObject({
+  ...modelSourceOptionsShape,
   /** How token vectors become one text vector. Default from the preset, else `mean`. */
   pooling: z.enum(['mean', 'cls']).optional(),
   /** Scale every vector to unit length (cosine = dot product). Default from the preset, else true. */
@@ -46,27 +61,50 @@ export const transformersEmbedderOptionsSchema = z.strictObject({
   documentPrefix: z.string().optional(),
   /** Apply the known model's preset for settings left out. Default true. */
   usePreset: z.boolean().default(true),
-  /** Called with transformers.js load/download progress events. */
-  onProgress: z
-    .custom<(progress: ModelLoadProgress) => void>((value) => typeof value === 'function', { message: 'a function' })
-    .optional(),
 });
 
 export type TransformersEmbedderOptions = z.input<typeof transformersEmbedderOptionsSchema>;
 
 /** The options after defaults and presets were applied (as the embedder reports them). */
-export interface ResolvedEmbedderSettings {
-  modelId: string;
-  localModelPath: string;
-  cacheDir: string;
-  allowRemoteModels: boolean;
-  allowLocalModels: boolean;
-  quantized: boolean;
-  modelFileName: string;
-  revision: string;
+export interface ResolvedEmbedderSettings extends ModelSourceSettings {
   pooling: 'mean' | 'cls';
   normalize: boolean;
   batchSize: number;
   queryPrefix: string;
   documentPrefix: string;
+}
+
+/**
+ * The model-source part of parsed options with its defaults: `localModelPath` defaults to
+ * `defaultModelsDirectory()` and `cacheDir` to it. Refuses a setting that could load nothing.
+ */
+export function resolveModelSource(parsed: {
+  modelId: string;
+  localModelPath?: string | undefined;
+  cacheDir?: string | undefined;
+  allowRemoteModels: boolean;
+  allowLocalModels: boolean;
+  quantized: boolean;
+  modelFileName: string;
+  revision: string;
+}): ModelSourceSettings {
+  if (!parsed.allowLocalModels && !parsed.allowRemoteModels) {
+    throw createError('ZERDA_INVALID_CONFIG', {
+      field: 'options.allowLocalModels',
+      expected: 'true when allowRemoteModels is false (otherwise no model can be loaded from anywhere)',
+      received: 'boolean false',
+    });
+  }
+  const localModelPath = parsed.localModelPath ?? defaultModelsDirectory();
+  return {
+    modelId: parsed.modelId,
+    localModelPath,
+    // Downloads land where offline loads look, so "download once, then run offline" needs no extra step.
+    cacheDir: parsed.cacheDir ?? localModelPath,
+    allowRemoteModels: parsed.allowRemoteModels,
+    allowLocalModels: parsed.allowLocalModels,
+    quantized: parsed.quantized,
+    modelFileName: parsed.modelFileName,
+    revision: parsed.revision,
+  };
 }

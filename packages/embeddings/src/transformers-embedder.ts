@@ -1,8 +1,9 @@
-import { z } from 'zod';
-import { ZerdaError, createError, parseOrThrow, type Embedder, type Embedding } from '@zerda/types';
-import { MODEL_PRESETS, STATIC_GLOVE_MODEL_ID } from './model-presets.js';
-import { defaultModelsDirectory, findModelFiles, requiredModelFiles, type ModelFileSearch } from './model-location.js';
+import * as z from 'zod';
+import { createError, parseOrThrow, type Embedder, type Embedding } from '@zerda/types';
+import { MODEL_PRESETS } from './model-presets.js';
+import { loadModel, messageOf, serializeLoad } from './transformers-loading.js';
 import {
+  resolveModelSource,
   transformersEmbedderOptionsSchema,
   type ModelLoadProgress,
   type ResolvedEmbedderSettings,
@@ -15,20 +16,6 @@ interface FeatureExtractor {
   dispose(): Promise<unknown>;
 }
 
-type TransformersModule = typeof import('@xenova/transformers');
-
-/**
- * transformers.js keeps its settings (`env`) in one global object. Loads from every embedder are
- * queued here so that each runs with its own settings from start to finish and then puts the
- * previous values back; inference afterwards no longer reads `env`.
- */
-let loadQueue: Promise<unknown> = Promise.resolve();
-function serializeLoad<T>(task: () => Promise<T>): Promise<T> {
-  const run = loadQueue.then(task, task);
-  loadQueue = run.catch(() => undefined);
-  return run;
-}
-
 const embedOptionsSchema = z
   .strictObject({
     kind: z.enum(['query', 'document']).optional(),
@@ -38,32 +25,11 @@ const embedOptionsSchema = z
 
 const textsSchema = z.array(z.string());
 
-function messageOf(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0] ?? message;
-}
-
 function resolveSettings(options: TransformersEmbedderOptions): ResolvedEmbedderSettings {
   const parsed = parseOrThrow(transformersEmbedderOptionsSchema, options, 'options', 'ZERDA_INVALID_CONFIG');
-  if (!parsed.allowLocalModels && !parsed.allowRemoteModels) {
-    throw createError('ZERDA_INVALID_CONFIG', {
-      field: 'options.allowLocalModels',
-      expected: 'true when allowRemoteModels is false (otherwise no model can be loaded from anywhere)',
-      received: 'boolean false',
-    });
-  }
   const preset = parsed.usePreset ? MODEL_PRESETS[parsed.modelId] : undefined;
-  const localModelPath = parsed.localModelPath ?? defaultModelsDirectory();
   return {
-    modelId: parsed.modelId,
-    localModelPath,
-    // Downloads land where offline loads look, so "download once, then run offline" needs no extra step.
-    cacheDir: parsed.cacheDir ?? localModelPath,
-    allowRemoteModels: parsed.allowRemoteModels,
-    allowLocalModels: parsed.allowLocalModels,
-    quantized: parsed.quantized,
-    modelFileName: parsed.modelFileName,
-    revision: parsed.revision,
+    ...resolveModelSource(parsed),
     pooling: parsed.pooling ?? preset?.pooling ?? 'mean',
     normalize: parsed.normalize ?? preset?.normalize ?? true,
     batchSize: parsed.batchSize,
@@ -194,89 +160,20 @@ export class TransformersEmbedder implements Embedder {
 
   async #load(): Promise<FeatureExtractor> {
     const settings = this.settings;
-    if (!settings.allowRemoteModels) {
-      // Check up front: transformers.js would fail with a bare "file was not found locally" deep in its loader.
-      const search = this.#searchFiles();
-      if (search.missing.length > 0) {
-        throw this.#notFound(`offline (allowRemoteModels: false) and ${search.missing.join(', ')} not found`, search.searched, search.missing);
-      }
-    }
-    let transformers: TransformersModule;
-    try {
-      transformers = await import('@xenova/transformers');
-    } catch (error) {
-      throw createError(
-        'ZERDA_BACKEND_ERROR',
-        { component: '@xenova/transformers', operation: 'import', reason: messageOf(error) },
-        error,
-      );
-    }
-    const extractor = await withEnvironment(transformers, settings, async () => {
-      try {
-        return (await transformers.pipeline('feature-extraction', settings.modelId, {
-          quantized: settings.quantized,
-          revision: settings.revision,
-          cache_dir: settings.cacheDir,
-          local_files_only: !settings.allowRemoteModels,
-          model_file_name: settings.modelFileName,
-          ...(this.#onProgress ? { progress_callback: this.#onProgress } : {}),
-        })) as unknown as FeatureExtractor;
-      } catch (error) {
-        const search = this.#searchFiles();
-        throw this.#notFound(messageOf(error), search.searched, search.missing, error);
-      }
-    });
+    const extractor = await loadModel(settings, async (transformers) =>
+      (await transformers.pipeline('feature-extraction', settings.modelId, {
+        quantized: settings.quantized,
+        revision: settings.revision,
+        cache_dir: settings.cacheDir,
+        local_files_only: !settings.allowRemoteModels,
+        model_file_name: settings.modelFileName,
+        ...(this.#onProgress ? { progress_callback: this.#onProgress } : {}),
+      })) as unknown as FeatureExtractor,
+    );
     // Measure the real output size (some models project or pool differently from hidden_size).
     const probe = await this.#run(extractor, ['zerda']);
     this.#dimensions = probe[0]?.length;
     return extractor;
-  }
-
-  #searchFiles(): ModelFileSearch {
-    const { modelId, localModelPath, cacheDir, allowLocalModels, revision } = this.settings;
-    return findModelFiles({ modelId, localModelPath, cacheDir, allowLocalModels, revision, files: requiredModelFiles(this.settings) });
-  }
-
-  #notFound(reason: string, searched: string[], missing: string[], cause?: unknown): ZerdaError {
-    const { modelId, quantized, modelFileName } = this.settings;
-    const files = requiredModelFiles({ quantized, modelFileName }).join(', ');
-    const howTo =
-      modelId === STATIC_GLOVE_MODEL_ID
-        ? `build it with \`pnpm --filter @zerda/embeddings build:glove-model\` (or \`node packages/embeddings/scripts/build-static-glove.mjs --out <folder>\`) and pass that folder as localModelPath`
-        : `either run once with network access and { allowRemoteModels: true, cacheDir } so that it downloads into cacheDir and later loads offline, or point localModelPath at a folder containing ${modelId}/ with ${files}`;
-    const message =
-      `model ${modelId} could not be loaded: ${reason}. Searched: ${searched.join(', ')}. ` +
-      `To provide it, ${howTo}.`;
-    return new ZerdaError(
-      'ZERDA_MODEL_NOT_FOUND',
-      { model: modelId, reason, searched, missing, howTo },
-      { message, cause },
-    );
-  }
-}
-
-/** Applies the embedder's settings to transformers.js' global `env` for `task`, then restores them. */
-async function withEnvironment<T>(
-  transformers: TransformersModule,
-  settings: ResolvedEmbedderSettings,
-  task: () => Promise<T>,
-): Promise<T> {
-  const env = transformers.env;
-  const previous = {
-    localModelPath: env.localModelPath,
-    allowRemoteModels: env.allowRemoteModels,
-    allowLocalModels: env.allowLocalModels,
-    cacheDir: env.cacheDir,
-  };
-  // transformers.js joins paths with '/', so the folder needs its trailing separator kept consistent.
-  env.localModelPath = settings.localModelPath.endsWith('/') ? settings.localModelPath : `${settings.localModelPath}/`;
-  env.allowRemoteModels = settings.allowRemoteModels;
-  env.allowLocalModels = settings.allowLocalModels;
-  env.cacheDir = settings.cacheDir;
-  try {
-    return await task();
-  } finally {
-    Object.assign(env, previous);
   }
 }
 

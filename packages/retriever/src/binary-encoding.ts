@@ -3,7 +3,7 @@
  * little-endian, whatever the platform, so a serialized index loads anywhere.
  */
 
-const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+import { LITTLE_ENDIAN, swapByteOrder } from '@zerda/types';
 
 interface BufferLike {
   from(data: ArrayBuffer | string, byteOffsetOrEncoding?: number | string, length?: number): { toString(encoding: string): string; buffer: ArrayBuffer; byteOffset: number; byteLength: number };
@@ -36,18 +36,11 @@ function base64ToBytes(text: string): Uint8Array {
   return bytes;
 }
 
-function swapBytes(bytes: Uint8Array, width: number): Uint8Array {
-  const out = new Uint8Array(bytes.length);
-  for (let start = 0; start < bytes.length; start += width) {
-    for (let offset = 0; offset < width; offset++) out[start + offset] = bytes[start + width - 1 - offset]!;
-  }
-  return out;
-}
 
 /** Encodes the first `length` elements of a Uint32Array as little-endian base64. */
 export function encodeUint32(array: Uint32Array, length = array.length): string {
   const bytes = new Uint8Array(array.buffer, array.byteOffset, length * 4);
-  return bytesToBase64(LITTLE_ENDIAN ? bytes : swapBytes(bytes, 4));
+  return bytesToBase64(LITTLE_ENDIAN ? bytes : swapByteOrder(bytes, 4));
 }
 
 /**
@@ -58,6 +51,6 @@ export function decodeUint32(text: unknown): Uint32Array | undefined {
   if (typeof text !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return undefined;
   const bytes = base64ToBytes(text);
   if (bytes.length % 4 !== 0) return undefined;
-  const ordered = LITTLE_ENDIAN ? bytes : swapBytes(bytes, 4);
+  const ordered = LITTLE_ENDIAN ? bytes : swapByteOrder(bytes, 4);
   return new Uint32Array(ordered.buffer, ordered.byteOffset, ordered.length / 4);
 }

@@ -610,8 +610,12 @@ export class Bm25Index {
   }
 
   /**
-   * The compacted arrays (compacts first) — with {@link load}, the one pair every serialisation of
-   * the index goes through. The arrays are copies the caller may keep.
+   * The compacted arrays (compacts first): with {@link load}, the one pair through which the index
+   * is serialised (JSON in `KeywordRetriever.toJSON`, binary in keyword-snapshot.ts). The postings
+   * are decoded from the block segment into fresh arrays in the plain layout (offsets, ordinals,
+   * packed frequencies; `load` encodes them into blocks again), so a snapshot's format does not
+   * depend on the in-memory encoding; the length arrays are views of the live index. Valid until
+   * the next write (callers hold the write queue).
    */
   snapshot(): Bm25IndexSnapshot {
     this.compact();
@@ -619,8 +623,8 @@ export class Bm25Index {
     return {
       terms: this.terms.slice(),
       chunks: this.chunks.slice(0, this.slots) as DocumentChunk[],
-      textLengths: this.textLengths.slice(0, this.slots),
-      titleLengths: this.titleLengths.slice(0, this.slots),
+      textLengths: this.textLengths.subarray(0, this.slots),
+      titleLengths: this.titleLengths.subarray(0, this.slots),
       offsets,
       postingChunks,
       postingFrequencies,
@@ -886,14 +890,19 @@ export function validateSnapshot(snapshot: Bm25IndexSnapshot): string | undefine
     if (snapshot.offsets[term + 1]! < snapshot.offsets[term]!) return `offsets decrease at term ${term}`;
   }
   if (snapshot.offsets[snapshot.terms.length] !== snapshot.postingChunks.length) return 'offsets do not end at the number of postings';
-  for (let index = 0; index < snapshot.postingChunks.length; index++) {
-    if (snapshot.postingChunks[index]! >= count) return `posting ${index} names chunk ${snapshot.postingChunks[index]} of ${count}`;
-    if (snapshot.postingFrequencies[index] === 0) return `posting ${index} has a zero frequency`;
-  }
-  // Search relies on each term's postings being in strictly increasing chunk order.
+  // One pass over the postings (a million-chunk index has ~10^8): each names an existing chunk with a
+  // non-zero frequency, and — search relies on it — each term's postings are in strictly increasing
+  // chunk order.
+  const postingChunks = snapshot.postingChunks;
+  const postingFrequencies = snapshot.postingFrequencies;
   for (let term = 0; term < snapshot.terms.length; term++) {
-    for (let index = snapshot.offsets[term]! + 1; index < snapshot.offsets[term + 1]!; index++) {
-      if (snapshot.postingChunks[index - 1]! >= snapshot.postingChunks[index]!) return `postings of term ${JSON.stringify(snapshot.terms[term])} are not in increasing chunk order`;
+    let previous = -1;
+    for (let index = snapshot.offsets[term]!, end = snapshot.offsets[term + 1]!; index < end; index++) {
+      const chunk = postingChunks[index]!;
+      if (chunk >= count) return `posting ${index} names chunk ${chunk} of ${count}`;
+      if (postingFrequencies[index] === 0) return `posting ${index} has a zero frequency`;
+      if (chunk <= previous) return `postings of term ${JSON.stringify(snapshot.terms[term])} are not in increasing chunk order`;
+      previous = chunk;
     }
   }
   if (new Set(snapshot.terms).size !== snapshot.terms.length) return 'terms are not unique';

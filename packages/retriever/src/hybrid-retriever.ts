@@ -7,13 +7,19 @@ import {
   toDocumentChunks,
   ZerdaError,
   type DocumentChunk,
+  type MetadataFilter,
   type RetrievalConfig,
   type RetrieveOptions,
   type Retriever,
   type ScoreBreakdown,
   type ScoredChunk,
   type TermMatches,
+  type SnapshotReader,
+  type SnapshotWriter,
+  readSnapshotJson,
+  writeSnapshotJson,
 } from '@zerda/types';
+import { WriteQueue } from './write-queue.js';
 import { maximalMarginalRelevance } from './mmr.js';
 import { optionsObject, parseDocIds, parseName, parseRetrieveOptions, rejectUnknownOptions, renameErrorField } from './retrieve-options.js';
 
@@ -91,6 +97,8 @@ export class HybridRetriever implements Retriever {
   readonly candidateMultiplier: number;
   readonly topK: number;
   readonly mmr: { lambda: number; fetchK: number | undefined } | undefined;
+  /** Writes fan out in call order, and a snapshot sees all sub-retrievers at the same point. */
+  private readonly writes = new WriteQueue();
 
   constructor(options: HybridRetrieverOptions) {
     const record = optionsObject(options, 'options');
@@ -171,19 +179,70 @@ export class HybridRetriever implements Retriever {
   /** Replaces the corpus of every sub-retriever that has `index` (options such as `onProgress` are passed on). */
   async index(chunks: DocumentChunk[], options?: unknown): Promise<void> {
     toDocumentChunks(chunks, 'chunks');
-    await this.fanOut('index', (retriever) => (retriever.index ? () => (retriever.index as (chunks: DocumentChunk[], options?: unknown) => Promise<void>)(chunks, options) : undefined));
+    await this.writes.run(() => this.fanOut('index', (retriever) => (retriever.index ? () => (retriever.index as (chunks: DocumentChunk[], options?: unknown) => Promise<void>)(chunks, options) : undefined)));
   }
 
   /** Adds (or updates) chunks in every sub-retriever that has `add`. */
   async add(chunks: DocumentChunk[], options?: unknown): Promise<void> {
     toDocumentChunks(chunks, 'chunks');
-    await this.fanOut('add', (retriever) => (retriever.add ? () => (retriever.add as (chunks: DocumentChunk[], options?: unknown) => Promise<void>)(chunks, options) : undefined));
+    await this.writes.run(() => this.fanOut('add', (retriever) => (retriever.add ? () => (retriever.add as (chunks: DocumentChunk[], options?: unknown) => Promise<void>)(chunks, options) : undefined)));
   }
 
   /** Removes the documents from every sub-retriever that has `remove`. */
   async remove(docIds: string[]): Promise<void> {
     const ids = parseDocIds(docIds, 'docIds');
-    await this.fanOut('remove', (retriever) => (retriever.remove ? () => retriever.remove!(ids) : undefined));
+    await this.writes.run(() => this.fanOut('remove', (retriever) => (retriever.remove ? () => retriever.remove!(ids) : undefined)));
+  }
+
+  /**
+   * Writes every sub-retriever that can snapshot itself (under `retrievers/<position>/`), one after
+   * the other while writes to the hybrid wait, so that they hold one corpus. `hybrid.json` records
+   * the sub-retrievers' names and which ones keep their data elsewhere (a database's text search).
+   */
+  async writeSnapshot(writer: SnapshotWriter): Promise<void> {
+    await this.writes.run(async () => {
+      const retrievers = this.retrievers.map((retriever) => ({ name: retriever.name, inSnapshot: typeof retriever.writeSnapshot === 'function' }));
+      await writeSnapshotJson(writer, 'hybrid.json', { format: 'zerda.hybrid-retriever', version: 1, name: this.name, retrievers });
+      for (const [position, retriever] of this.retrievers.entries()) {
+        if (!retriever.writeSnapshot) continue;
+        await retriever.writeSnapshot(writer.scope(`retrievers/${position}`));
+      }
+    });
+  }
+
+  /**
+   * Restores every sub-retriever from a snapshot written by {@link writeSnapshot}. The
+   * sub-retrievers must be those of the snapshot (same names, same order); each checks its own
+   * settings (see their `readSnapshot`).
+   */
+  async readSnapshot(reader: SnapshotReader): Promise<void> {
+    const record = await readSnapshotJson(reader, 'hybrid.json');
+    if (record.format !== 'zerda.hybrid-retriever') throw reader.corrupt('hybrid.json', 'format', `expected format "zerda.hybrid-retriever", got ${JSON.stringify(record.format)}`);
+    if (record.version !== 1) throw reader.corrupt('hybrid.json', 'version', `hybrid retriever snapshot version ${JSON.stringify(record.version)} is not supported (this version reads 1)`);
+    const recorded = record.retrievers as Array<{ name: string; inSnapshot: boolean }> | undefined;
+    if (!Array.isArray(recorded)) throw reader.corrupt('hybrid.json', 'consistency', 'the list of retrievers is missing');
+    const names = this.retrievers.map((retriever) => retriever.name);
+    if (recorded.length !== names.length || recorded.some((entry, position) => entry?.name !== names[position])) {
+      throw invalidArgument('retrievers', `the snapshot's retrievers ${JSON.stringify(recorded.map((entry) => entry?.name))}, in that order`, `retrievers ${JSON.stringify(names)}`);
+    }
+    await this.writes.run(async () => {
+      for (const [position, retriever] of this.retrievers.entries()) {
+        if (!recorded[position]!.inSnapshot) continue;
+        if (typeof retriever.readSnapshot !== 'function') throw invalidArgument(`retrievers[${position}]`, `a retriever that reads the snapshot of "${retriever.name}" (it has readSnapshot)`, retriever);
+        await retriever.readSnapshot(reader.scope(`retrievers/${position}`));
+      }
+    });
+  }
+
+  /** Neighbouring chunks (see `Retriever.neighbors`) from the first sub-retriever that can look them up; none otherwise. */
+  async neighbors(chunks: DocumentChunk[], distance: number, options: { filter?: MetadataFilter } = {}): Promise<DocumentChunk[]> {
+    const source = this.retrievers.find((retriever) => typeof retriever.neighbors === 'function');
+    if (!source) return [];
+    try {
+      return await source.neighbors!(chunks, distance, options);
+    } catch (error) {
+      throw subRetrieverError(source.name, 'neighbors', error);
+    }
   }
 
   /** The largest size reported by a sub-retriever (0 when none reports one). */

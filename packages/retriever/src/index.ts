@@ -32,3 +32,4 @@ export {
   type Run,
   type EvaluationSummary,
 } from './evaluation.js';
+export { WriteQueue } from './write-queue.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { DocumentChunk } from '@zerda/types';
+import { createError, InMemorySnapshot, type DocumentChunk } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
 import { KeywordRetriever } from './keyword-retriever.js';
 
@@ -72,6 +72,16 @@ describe('KeywordRetriever: incremental updates equal a rebuild (property)', () 
           }
           const reloaded = KeywordRetriever.fromJSON(JSON.parse(JSON.stringify(incremental)));
           for (const query of QUERIES) expect(await reloaded.retrieve(query, { topK: 20 })).toEqual(await rebuilt.retrieve(query, { topK: 20 }));
+          // The binary snapshot (ContextEngine.save) restores the same index.
+          const snapshot = new InMemorySnapshot();
+          await incremental.writeSnapshot(snapshot.writer());
+          const opened = new KeywordRetriever(options);
+          await opened.readSnapshot(snapshot.reader((file, check, reason) => createError('ZERDA_CORRUPT_SNAPSHOT', { file, check, reason })));
+          expect(opened.chunks()).toEqual([...model.values()]);
+          for (const query of QUERIES) {
+            expect(await opened.retrieve(query, { topK: 20 })).toEqual(await rebuilt.retrieve(query, { topK: 20 }));
+            expect(await opened.retrieve(query, { topK: 5, filter })).toEqual(await rebuilt.retrieve(query, { topK: 5, filter }));
+          }
         },
       ),
       { numRuns: 150 },

@@ -1,7 +1,7 @@
-import { Analyzer } from '@zerda/text';
-import { ZerdaError, type DocumentChunkInput, type DocumentChunk } from '@zerda/types';
+import { Analyzer, fnv1a } from '@zerda/text';
+import { createError, InMemorySnapshot, ZerdaError, type DocumentChunkInput, type DocumentChunk, type SnapshotCheck } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
-import { KeywordRetriever } from './keyword-retriever.js';
+import { KeywordRetriever, type KeywordRetrieverJSON, type KeywordRetrieverOptions } from './keyword-retriever.js';
 
 const english: DocumentChunkInput[] = [
   { id: 'a', docId: 'd1', text: 'The cat sat on the mat. Cats like warm mats.', title: 'Cats', metadata: { lang: 'en', year: 2020 } },
@@ -353,17 +353,23 @@ describe('KeywordRetriever: serialization', () => {
     expect(await restored.retrieve('cats')).toEqual(await retriever.retrieve('cats'));
   });
 
+  /** The JSON with a checksum recomputed over the (changed) content, to reach the checks behind it. */
+  function withChecksum(value: Record<string, unknown>): Record<string, unknown> {
+    const { checksum: _checksum, ...rest } = value;
+    return { ...rest, checksum: `fnv1a32:${fnv1a(JSON.stringify(rest)).toString(16).padStart(8, '0')}` };
+  }
+
   it('rejects corrupt data naming the field', async () => {
-    const json = (await build(english)).toJSON();
+    const json = (await build(english)).toJSON() as unknown as Record<string, unknown> & KeywordRetrieverJSON;
     const cases: Array<[unknown, string]> = [
       ['{not json', 'json'],
       [{ ...json, format: 'other' }, 'json.format'],
-      [{ ...json, version: 2 }, 'json.version'],
-      [{ ...json, parameters: { ...json.parameters, k1: -1 } }, 'json.k1'],
-      [{ ...json, index: { ...json.index, offsets: '!!' } }, 'json.index.offsets'],
-      [{ ...json, index: { ...json.index, terms: json.index.terms.slice(1) } }, 'json.index'],
-      [{ ...json, index: { ...json.index, postingChunks: json.index.offsets } }, 'json.index'],
-      [{ ...json, index: { ...json.index, chunks: [{ docId: 5 }] } }, 'json.index.chunks'],
+      [{ ...json, version: 3 }, 'json.version'],
+      [withChecksum({ ...json, parameters: { ...json.parameters, k1: -1 } }), 'json.k1'],
+      [withChecksum({ ...json, index: { ...json.index, offsets: '!!' } }), 'json.index.offsets'],
+      [withChecksum({ ...json, index: { ...json.index, terms: json.index.terms.slice(1) } }), 'json.index'],
+      [withChecksum({ ...json, index: { ...json.index, postingChunks: json.index.offsets } }), 'json.index'],
+      [withChecksum({ ...json, index: { ...json.index, chunks: [{ docId: 5 }] } }), 'json.index.chunks'],
     ];
     for (const [value, field] of cases) {
       try {
@@ -374,6 +380,52 @@ describe('KeywordRetriever: serialization', () => {
         expect((error as ZerdaError).message).toContain(field);
       }
     }
+  });
+
+  it('refuses damaged JSON instead of loading it with other scores (issue 15, defect 9)', async () => {
+    const retriever = await build([...english, ...arabic]);
+    const text = JSON.stringify(retriever);
+    const frequencies = (retriever.toJSON() as KeywordRetrieverJSON).index.postingFrequencies;
+    // One base64 digit of a term frequency changed: still valid base64 and a consistent index, other scores.
+    const digit = frequencies.search(/[B-Z]/);
+    const damagedFrequencies = frequencies.slice(0, digit) + String.fromCharCode(frequencies.charCodeAt(digit) - 1) + frequencies.slice(digit + 1);
+    const damaged = text.replace(frequencies, damagedFrequencies);
+    expect(damaged).not.toBe(text);
+    const { checksum: _checksum, ...unchecked } = JSON.parse(damaged) as Record<string, unknown>;
+    // Without the checksum (format version 1) the damage goes through and changes scores…
+    const legacy = KeywordRetriever.fromJSON({ ...unchecked, version: 1 });
+    const scores = async (index: KeywordRetriever) => (await index.retrieve('cats garden المكتبة', { topK: 20 })).map((hit) => hit.score);
+    expect(await scores(legacy)).not.toEqual(await scores(retriever));
+    // …with it, it is refused.
+    expect(() => KeywordRetriever.fromJSON(damaged)).toThrow(/json\.checksum .*changed or damaged/);
+    expect(() => KeywordRetriever.fromJSON({ ...unchecked, version: 2 })).toThrow(/json\.checksum/);
+    expect(await scores(KeywordRetriever.fromJSON(text))).toEqual(await scores(retriever));
+  });
+
+  it('writeSnapshot/readSnapshot restore the index and refuse other BM25 parameters or analyzer options', async () => {
+    const retriever = await build([...english, ...arabic], { k1: 1.1, b: 0.6, titleWeight: 1.5, analyzer: { arabic: { stemmer: 'snowball' } } });
+    await retriever.add([{ id: 'e', docId: 'e', text: 'cats and qubits', embedding: [0.5, 0.25] }] as DocumentChunk[]);
+    await retriever.remove(['d3']);
+    const snapshot = new InMemorySnapshot();
+    await retriever.writeSnapshot(snapshot.writer('keyword'));
+    const fail = (file: string, check: SnapshotCheck, reason: string) => createError('ZERDA_CORRUPT_SNAPSHOT', { file, check, reason });
+    const open = async (options: KeywordRetrieverOptions) => {
+      const opened = new KeywordRetriever(options);
+      await opened.readSnapshot(snapshot.reader(fail, 'keyword'));
+      return opened;
+    };
+    const opened = await open({ k1: 1.1, b: 0.6, titleWeight: 1.5, analyzer: { arabic: { stemmer: 'snowball' } } });
+    expect(opened.chunks()).toEqual(retriever.chunks());
+    for (const query of ['cats', 'garden roses', 'المكتبة الكتب', 'Python البرمجة', 'qubits']) {
+      expect(await opened.retrieve(query, { topK: 20 })).toEqual(await retriever.retrieve(query, { topK: 20 }));
+    }
+    await expect(open({ k1: 1.2, b: 0.6, titleWeight: 1.5, analyzer: { arabic: { stemmer: 'snowball' } } })).rejects.toThrow(/retrieval\.bm25\.k1 must be 1\.1, the value the snapshot's keyword index was built with/);
+    await expect(open({ k1: 1.1, b: 0.6, titleWeight: 1.5 })).rejects.toMatchObject({ code: 'ZERDA_INVALID_ARGUMENT', details: { field: 'analyzer' } });
+    // Nothing is replaced when a file is missing.
+    snapshot.files.delete('keyword/index/posting-chunks.u32');
+    const kept = await build(english, { k1: 1.1, b: 0.6, titleWeight: 1.5, analyzer: { arabic: { stemmer: 'snowball' } } });
+    await expect(kept.readSnapshot(snapshot.reader(fail, 'keyword'))).rejects.toMatchObject({ details: { file: 'keyword/index/posting-chunks.u32', check: 'exists' } });
+    expect(kept.size()).toBe(english.length);
   });
 });
 

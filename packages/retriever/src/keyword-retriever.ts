@@ -1,17 +1,24 @@
-import { Analyzer, defaultAnalyzer, type AnalyzerOptions, type ResolvedAnalyzerOptions } from '@zerda/text';
+import { Analyzer, defaultAnalyzer, fnv1a, type AnalyzerOptions, type ResolvedAnalyzerOptions } from '@zerda/text';
 import {
   createError,
   invalidArgument,
   matchesFilter,
   toDocumentChunks,
   type DocumentChunk,
+  type MetadataFilter,
+  readSnapshotJson,
+  writeSnapshotJson,
   type RetrieveOptions,
   type Retriever,
   type ScoredChunk,
   type TermMatches,
+  type SnapshotReader,
+  type SnapshotWriter,
 } from '@zerda/types';
+import { readKeywordIndex, writeKeywordIndex } from './keyword-snapshot.js';
 import { decodeUint32, encodeUint32 } from './binary-encoding.js';
 import { Bm25Index, validateSnapshot, type AnalyzedChunk, type Bm25IndexStats, type Bm25Parameters, type WeightedTerm } from './bm25-index.js';
+import { groupByDocument, neighborsIn } from './neighbors.js';
 import { WriteQueue, yieldToEventLoop } from './write-queue.js';
 import {
   RETRIEVAL_DEFAULTS,
@@ -63,10 +70,13 @@ export interface KeywordRetrieverLoadOptions {
   analyzer?: Analyzer | TextAnalyzer;
 }
 
-/** The JSON form of a keyword index ({@link KeywordRetriever.toJSON}). Typed arrays are little-endian base64. */
+/**
+ * The JSON form of a keyword index ({@link KeywordRetriever.toJSON}). Typed arrays are little-endian
+ * base64; `checksum` (32-bit FNV-1a of the rest, as JSON) makes damage detectable.
+ */
 export interface KeywordRetrieverJSON {
   format: 'zerda.keyword-retriever';
-  version: 1;
+  version: 2;
   name: string;
   parameters: Bm25Parameters;
   /** The resolved options of the `Analyzer` used, or `null` for a custom analyzer. */
@@ -81,6 +91,13 @@ export interface KeywordRetrieverJSON {
     postingChunks: string;
     postingFrequencies: string;
   };
+  /** `fnv1a32:<hex>` of `JSON.stringify` of every other field, in this order. */
+  checksum: string;
+}
+
+/** The checksum of a JSON form without its `checksum` field. */
+function jsonChecksum(rest: Record<string, unknown>): string {
+  return `fnv1a32:${fnv1a(JSON.stringify(rest)).toString(16).padStart(8, '0')}`;
 }
 
 const OPTION_KEYS = ['name', 'k1', 'b', 'titleWeight', 'analyzer', 'compaction'] as const;
@@ -145,6 +162,10 @@ export class KeywordRetriever implements Retriever {
   private invertedIndex: Bm25Index;
   private readonly compaction: { deltaRatio: number; tombstoneRatio: number };
   private readonly writes = new WriteQueue();
+  /** Chunks by document, in position order, for `neighbors`; rebuilt after a write changed the corpus. */
+  private byDocument: { version: number; chunks: Map<string, DocumentChunk[]> } | undefined;
+  /** Bumped by every write, so that `byDocument` knows when it is stale. */
+  private version = 0;
 
   constructor(options: KeywordRetrieverOptions = {}) {
     const record = optionsObject(options, 'options');
@@ -213,6 +234,7 @@ export class KeywordRetriever implements Retriever {
       }
       next.finishBulk();
       this.invertedIndex = next;
+      this.version += 1;
     });
   }
 
@@ -222,6 +244,7 @@ export class KeywordRetriever implements Retriever {
     await this.writes.run(async () => {
       const entries = await this.analyzeChunks(validated);
       this.invertedIndex.add(entries);
+      this.version += 1;
     });
   }
 
@@ -230,6 +253,7 @@ export class KeywordRetriever implements Retriever {
     const ids = parseDocIds(docIds, 'docIds');
     await this.writes.run(() => {
       this.invertedIndex.removeDocuments(ids);
+      this.version += 1;
     });
   }
 
@@ -238,7 +262,18 @@ export class KeywordRetriever implements Retriever {
     const ids = parseDocIds(chunkIds, 'chunkIds');
     await this.writes.run(() => {
       this.invertedIndex.removeChunks(ids);
+      this.version += 1;
     });
+  }
+
+  /**
+   * The chunks next to `chunks` in their documents (`position.index` within `distance`), matching
+   * `options.filter`, the given chunks excluded; see {@link Retriever.neighbors}. The first call
+   * after a write groups the corpus by document once.
+   */
+  async neighbors(chunks: DocumentChunk[], distance: number, options: { filter?: MetadataFilter } = {}): Promise<DocumentChunk[]> {
+    if (this.byDocument?.version !== this.version) this.byDocument = { version: this.version, chunks: groupByDocument(this.invertedIndex.allChunks()) };
+    return neighborsIn(this.byDocument.chunks, chunks, distance, options);
   }
 
   /** Number of chunks indexed. */
@@ -268,9 +303,9 @@ export class KeywordRetriever implements Retriever {
    */
   toJSON(): KeywordRetrieverJSON {
     const snapshot = this.invertedIndex.snapshot();
-    return {
+    const json: Omit<KeywordRetrieverJSON, 'checksum'> = {
       format: 'zerda.keyword-retriever',
-      version: 1,
+      version: 2,
       name: this.name,
       parameters: { ...this.parameters },
       analyzer: this.analyzer instanceof Analyzer ? structuredClone(this.analyzer.options) as ResolvedAnalyzerOptions : null,
@@ -285,12 +320,15 @@ export class KeywordRetriever implements Retriever {
         postingFrequencies: encodeUint32(snapshot.postingFrequencies),
       },
     };
+    return { ...json, checksum: jsonChecksum(json) };
   }
 
   /**
    * Restores an index from {@link KeywordRetriever.toJSON} output (an object or its JSON string).
-   * Everything is checked; corrupt or inconsistent data fails with `ZERDA_STORE_CORRUPT` naming the
-   * field. An index built with a custom analyzer needs `options.analyzer`.
+   * Everything is checked — the checksum first, so that damaged data is refused rather than loaded
+   * with other scores — and corrupt or inconsistent data fails with `ZERDA_STORE_CORRUPT` naming the
+   * field. Version-1 JSON (before checksums) still loads. An index built with a custom analyzer
+   * needs `options.analyzer`.
    */
   static fromJSON(json: unknown, options: KeywordRetrieverLoadOptions = {}): KeywordRetriever {
     const loadOptions = optionsObject(options, 'options');
@@ -309,7 +347,12 @@ export class KeywordRetriever implements Retriever {
     if (typeof data !== 'object' || data === null || Array.isArray(data)) corrupt('json', 'expected the object KeywordRetriever.toJSON() returns');
     const record = data as Record<string, unknown>;
     if (record.format !== 'zerda.keyword-retriever') corrupt('json.format', `expected "zerda.keyword-retriever", got ${JSON.stringify(record.format)}`);
-    if (record.version !== 1) corrupt('json.version', `unsupported version ${JSON.stringify(record.version)} (this package reads version 1)`);
+    if (record.version !== 1 && record.version !== 2) corrupt('json.version', `unsupported version ${JSON.stringify(record.version)} (this package reads versions 1 and 2)`);
+    if (record.version === 2 || record.checksum !== undefined) {
+      const { checksum, ...rest } = record;
+      if (typeof checksum !== 'string') corrupt('json.checksum', 'missing (version 2 JSON carries a checksum)');
+      if (checksum !== jsonChecksum(rest)) corrupt('json.checksum', 'it does not match the content (the JSON was changed or damaged)');
+    }
     const parameters = record.parameters as Record<string, unknown> | undefined;
     if (typeof parameters !== 'object' || parameters === null) corrupt('json.parameters', 'expected { k1, b, titleWeight }');
     const index = record.index as Record<string, unknown> | undefined;
@@ -354,6 +397,62 @@ export class KeywordRetriever implements Retriever {
     if (problem) corrupt('json.index', problem);
     retriever.invertedIndex.load(snapshot);
     return retriever;
+  }
+
+  /**
+   * Writes the index into a snapshot (`ContextEngine.save`): `keyword.json` (name, BM25 parameters,
+   * analyzer options, compaction policy) and the index arrays and chunks in binary (see
+   * keyword-snapshot.ts). Queued like a write: earlier writes land first, later ones wait.
+   */
+  async writeSnapshot(writer: SnapshotWriter): Promise<void> {
+    await this.writes.run(async () => {
+      await writeSnapshotJson(writer, 'keyword.json', {
+        format: 'zerda.keyword-retriever',
+        version: 2,
+        name: this.name,
+        parameters: { ...this.parameters },
+        analyzer: this.analyzer instanceof Analyzer ? this.analyzer.options : null,
+        compaction: { ...this.compaction },
+      });
+      await writeKeywordIndex(writer.scope('index'), this.invertedIndex.snapshot());
+    });
+  }
+
+  /**
+   * Replaces the index with a snapshot written by {@link writeSnapshot}, without re-analysing
+   * anything. The snapshot must have been written with this retriever's BM25 parameters and
+   * analyzer options (they shape the index); a mismatch is refused with `ZERDA_INVALID_ARGUMENT`
+   * naming the setting. Every file is verified and checked before the index is replaced.
+   */
+  async readSnapshot(reader: SnapshotReader): Promise<void> {
+    const meta = await readSnapshotJson(reader, 'keyword.json');
+    if (meta.format !== 'zerda.keyword-retriever') throw reader.corrupt('keyword.json', 'format', `expected format "zerda.keyword-retriever", got ${JSON.stringify(meta.format)}`);
+    if (meta.version !== 2) throw reader.corrupt('keyword.json', 'version', `keyword snapshot version ${JSON.stringify(meta.version)} is not supported (this version reads 2)`);
+    const parameters = (meta.parameters ?? {}) as Record<string, unknown>;
+    for (const key of ['k1', 'b', 'titleWeight'] as const) {
+      if (parameters[key] !== this.parameters[key]) {
+        throw createError('ZERDA_INVALID_ARGUMENT', {
+          field: `retrieval.bm25.${key}`,
+          expected: `${JSON.stringify(parameters[key])}, the value the snapshot's keyword index was built with (re-index to change it)`,
+          received: `number ${this.parameters[key]}`,
+        });
+      }
+    }
+    const recorded = meta.analyzer ?? null;
+    const own = this.analyzer instanceof Analyzer ? this.analyzer.options : null;
+    if ((recorded === null) !== (own === null) || (own !== null && JSON.stringify(recorded) !== JSON.stringify(own))) {
+      throw createError('ZERDA_INVALID_ARGUMENT', {
+        field: 'analyzer',
+        expected: recorded === null ? 'the custom analyzer the snapshot was built with' : `an Analyzer with the options the snapshot was built with (${JSON.stringify(recorded).slice(0, 200)})`,
+        received: own === null ? 'a custom analyzer' : 'an Analyzer with other options',
+      });
+    }
+    const snapshot = await readKeywordIndex(reader.scope('index'));
+    await this.writes.run(() => {
+      const next = new Bm25Index(this.compaction);
+      next.load(snapshot);
+      this.invertedIndex = next;
+    });
   }
 
   /** Terms of `text`; a custom analyzer's output is checked (strings only, empty ones dropped). */

@@ -14,6 +14,12 @@ import {
   type VectorMetric,
   type VectorSearchHit,
   type VectorStore,
+  type SnapshotReader,
+  type SnapshotWriter,
+  readSnapshotJson,
+  vectorStoreIdentity,
+  writeSnapshotJson,
+  type VectorStoreIdentity,
 } from '@zerda/types';
 import { embedTexts, toEmbedder, type EmbeddingProgress } from './embedder-adapter.js';
 import { LangChainVectorStoreAdapter, type LangChainAdapterOptions, type LangChainVectorStoreLike } from './langchain-adapter.js';
@@ -62,6 +68,21 @@ export interface FromLangChainOptions extends LangChainAdapterOptions {
 
 const OPTION_KEYS = ['name', 'embedder', 'store', 'addToStore', 'metric', 'batchSize', 'overFetch', 'maxFetch'] as const;
 const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
+
+/** What `vector.json` of a retriever snapshot records. */
+interface VectorSnapshotRecord {
+  format: 'zerda.vector-retriever';
+  version: 1;
+  name: string;
+  addToStore: boolean;
+  embedder: { modelId: string; dimensions: number | null } | null;
+  store: VectorStoreIdentity & { count: number; inSnapshot: boolean };
+}
+
+function describeIdentity(identity: VectorStoreIdentity & { count: number }): string {
+  const where = identity.location ? ` ${identity.location}` : '';
+  return `${identity.name}${where} (${identity.metric}, ${identity.dimensions ?? 'unknown'} dimensions, ${identity.count} chunks)`;
+}
 
 /** Internal: whether a value has the shape of a zerda `VectorStore`. */
 export function isVectorStore(value: unknown): value is VectorStore {
@@ -267,9 +288,84 @@ export class VectorRetriever implements Retriever {
     return this.currentStore.count();
   }
 
-  private createDefaultStore(): MemoryVectorStore {
-    const dimensions = this.embedder?.dimensions;
-    return new MemoryVectorStore(typeof dimensions === 'number' ? { metric: this.metric, dimensions } : { metric: this.metric });
+  /**
+   * Writes the retriever into a snapshot (`ContextEngine.save`): `vector.json` records its name, the
+   * embedder's model id and dimension, and the store's identity and size; a store that keeps its data
+   * in snapshots (`capabilities.snapshot`: memory, HNSW) writes it under `store/`. A database or
+   * server store keeps its data where it is. Queued like a write.
+   */
+  async writeSnapshot(writer: SnapshotWriter): Promise<void> {
+    await this.writes.run(async () => {
+      const store = this.currentStore;
+      const inSnapshot = store.capabilities.snapshot === true && typeof store.writeSnapshot === 'function';
+      const record: VectorSnapshotRecord = {
+        format: 'zerda.vector-retriever',
+        version: 1,
+        name: this.name,
+        addToStore: this.addToStore,
+        embedder: this.embedder ? { modelId: this.embedder.modelId, dimensions: this.embedder.dimensions ?? store.dimensions ?? null } : null,
+        store: { ...vectorStoreIdentity(store), count: await store.count(), inSnapshot },
+      };
+      await writeSnapshotJson(writer, 'vector.json', record);
+      if (inSnapshot) await store.writeSnapshot!(writer.scope('store'));
+    });
+  }
+
+  /**
+   * Restores from a snapshot written by {@link writeSnapshot}. The embedder must be the model the
+   * snapshot was written with (same model id and dimension; a plain function is taken on trust),
+   * and the store must match: a snapshot that holds the vectors restores them into this retriever's
+   * store (a new default store, or the given one, which must be empty and able to read them); a
+   * snapshot of a database store needs that same store (backend, metric, dimension, location and
+   * size). Mismatches fail with `ZERDA_INVALID_ARGUMENT` naming `embedder` or `store`.
+   */
+  async readSnapshot(reader: SnapshotReader): Promise<void> {
+    const record = (await readSnapshotJson(reader, 'vector.json')) as unknown as VectorSnapshotRecord;
+    if (record.format !== 'zerda.vector-retriever') throw reader.corrupt('vector.json', 'format', `expected format "zerda.vector-retriever", got ${JSON.stringify(record.format)}`);
+    if (record.version !== 1) throw reader.corrupt('vector.json', 'version', `vector retriever snapshot version ${JSON.stringify(record.version)} is not supported (this version reads 1)`);
+    if (record.store === null || typeof record.store !== 'object') throw reader.corrupt('vector.json', 'consistency', 'the store identity is missing');
+    this.checkEmbedder(record.embedder);
+    await this.writes.run(async () => {
+      if (record.store.inSnapshot) {
+        const store = this.ownsStore ? this.createDefaultStore(this.metric, record.store.dimensions ?? undefined) : this.currentStore;
+        if (typeof store.readSnapshot !== 'function' || store.capabilities.snapshot !== true) {
+          throw invalidArgument('store', `a store that reads the snapshot's ${record.store.name} vectors (pass an empty store of that kind)`, store);
+        }
+        if (store.name !== record.store.name) throw createError('ZERDA_INVALID_ARGUMENT', { field: 'store', expected: `an empty ${record.store.name} store (the snapshot holds that store's data)`, received: `a ${store.name} store` });
+        await store.readSnapshot(reader.scope('store'));
+        this.currentStore = store;
+        return;
+      }
+      const store = this.currentStore;
+      // The size is compared where it is known: not for a store populated elsewhere, nor for a
+      // LangChain store (the adapter only counts what it added itself).
+      const countable = record.addToStore && !(store instanceof LangChainVectorStoreAdapter);
+      const actual = { ...vectorStoreIdentity(store), count: countable ? await store.count() : record.store.count };
+      const expected = record.store;
+      const same =
+        actual.name === expected.name &&
+        actual.metric === expected.metric &&
+        (actual.dimensions === null || expected.dimensions === null || actual.dimensions === expected.dimensions) &&
+        actual.location === expected.location &&
+        actual.count === expected.count;
+      if (!same) throw createError('ZERDA_INVALID_ARGUMENT', { field: 'store', expected: `the store the snapshot was saved with: ${describeIdentity(expected)}`, received: describeIdentity(actual) });
+    });
+  }
+
+  private checkEmbedder(recorded: VectorSnapshotRecord['embedder']): void {
+    if (recorded === null) return;
+    if (!this.embedder) throw invalidArgument('embedder', `an embedder for ${recorded.modelId} (the snapshot's vectors were made with it)`, undefined);
+    const own = this.embedder;
+    const trusted = recorded.modelId.startsWith('function') || own.modelId.startsWith('function');
+    const dimensionsDiffer = recorded.dimensions !== null && own.dimensions !== undefined && own.dimensions !== recorded.dimensions;
+    if ((!trusted && own.modelId !== recorded.modelId) || dimensionsDiffer) {
+      const describe = (modelId: string, dimensions: number | null | undefined) => `${modelId}${dimensions ? ` (${dimensions} dimensions)` : ''}`;
+      throw createError('ZERDA_INVALID_ARGUMENT', { field: 'embedder', expected: `the model the snapshot's vectors were made with, ${describe(recorded.modelId, recorded.dimensions)}`, received: describe(own.modelId, own.dimensions) });
+    }
+  }
+
+  private createDefaultStore(metric: VectorMetric = this.metric, dimensions: number | undefined = this.embedder?.dimensions): MemoryVectorStore {
+    return new MemoryVectorStore(typeof dimensions === 'number' ? { metric, dimensions } : { metric });
   }
 
   /** How this retriever searches `store` for `query`: by vector when it has an embedder, else by text through a LangChain store. */

@@ -64,8 +64,9 @@ describe('splitSentences', () => {
       const small = sample(100_000);
       const large = sample(1_000_000);
       time(small);
-      const ratio = Math.min(time(large), time(large)) / Math.min(time(small), time(small));
-      expect(ratio, `pattern ${JSON.stringify(unit)}`).toBeLessThan(15);
+      const ratio = Math.min(time(large), time(large), time(large)) / Math.min(time(small), time(small), time(small));
+      // Linear is 10, quadratic 100: 30 leaves room for a loaded machine (CI saw 15.4 once) and still catches a quadratic path.
+      expect(ratio, `pattern ${JSON.stringify(unit)}`).toBeLessThan(30);
     }
   });
 

@@ -10,6 +10,13 @@ export interface ScriptMix {
 
 export type QueryComplexity = 'simple' | 'moderate' | 'complex';
 export type QueryIntent = 'definition' | 'how-to' | 'comparison' | 'factual' | 'list' | 'other';
+/**
+ * What kind of answer the question asks for, from its question words (English and Arabic): a time
+ * (when, متى), a quantity (how many, كم), a person (who, من هو), a place (where, أين), a reason
+ * (why, لماذا), a definition (what is X, ما هو), or `other`. The composer prefers sentences that
+ * hold that kind of information (a year for `time`, a number for `quantity` …).
+ */
+export type AnswerType = 'time' | 'quantity' | 'person' | 'place' | 'reason' | 'definition' | 'other';
 
 /** What the query analyzer learned about a query. */
 export interface QueryAnalysis {
@@ -23,6 +30,8 @@ export interface QueryAnalysis {
   keywords: string[];
   complexity: QueryComplexity;
   intent: QueryIntent;
+  /** The kind of answer asked for (optional: analyzers that do not detect it leave it out, read as `other`). */
+  answerType?: AnswerType;
   /** Budget (in the active length counter's unit) that suits this query's complexity. */
   suggestedBudget: number;
   /** How many chunks suit this query's complexity. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { metadataSchema, type Metadata } from './json.js';
 import { parseOrThrow } from './validation.js';
 import { invalidArgument } from './errors.js';

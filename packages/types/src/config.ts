@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseOrThrow } from './validation.js';
 
 const unit = z.number().min(0).max(1);
@@ -13,8 +13,12 @@ export const analyzerConfigSchema = z
   .strictObject({
     /** Suggested context budget per complexity, in the length counter's unit. */
     budgets: complexityTable(positiveInt, { simple: 1500, moderate: 3000, complex: 5000 }),
-    /** Suggested number of chunks per complexity. */
-    chunks: complexityTable(positiveInt, { simple: 3, moderate: 5, complex: 8 }),
+    /**
+     * Suggested number of chunks per complexity: how many ranked chunks the composer may draw on
+     * (it keeps only what is worth the budget). 10 for every complexity: on the train splits of
+     * TyDi QA and ARCD, capping simple questions at 3 left the answer out of reach at larger budgets.
+     */
+    chunks: complexityTable(positiveInt, { simple: 10, moderate: 10, complex: 10 }),
     /** Word count from which a query is at least moderate / complex. */
     moderateWords: positiveInt.default(8),
     complexWords: positiveInt.default(20),
@@ -104,6 +108,18 @@ export const rankingConfigSchema = z
 export const templateNameSchema = z.enum(['default', 'numbered', 'markdown', 'xml', 'citations']);
 export type TemplateName = z.infer<typeof templateNameSchema>;
 
+/** Reranking: how many ranked candidates an engine's reranker (when one is given) sees. */
+export const rerankConfigSchema = z
+  .strictObject({
+    /**
+     * The ranker passes at most this many of its best candidates to the reranker (or `maxChunks`,
+     * when larger), and the reranker keeps the best `maxChunks` of them. More candidates give the
+     * reranker more to recover from the first ranking, at the cost of one model call per candidate.
+     */
+    candidates: positiveInt.max(1000).default(20),
+  })
+  .prefault({});
+
 /** Composition: the budget, the template and how chunks are fitted. */
 export const composerConfigSchema = z
   .strictObject({
@@ -120,6 +136,13 @@ export const composerConfigSchema = z
     minChunkLength: z.number().int().nonnegative().default(50),
     /** Marker placed where compression removed sentences. */
     gapMarker: z.string().default(' […] '),
+    /**
+     * Small-to-big: when the context leaves budget unused, the engine adds up to this many
+     * neighbouring chunks on each side of every chunk it uses (same document, by `position.index`,
+     * from a retriever that can look them up) and composes again. 0 (default): off. For chunked
+     * corpora; `ordering: 'document'` joins a chunk and its neighbours into one passage.
+     */
+    neighbors: z.number().int().min(0).max(10).default(0),
   })
   .prefault({});
 
@@ -178,6 +201,7 @@ export const contextEngineConfigSchema = z
     retrieval: retrievalConfigSchema,
     filter: filterConfigSchema,
     ranking: rankingConfigSchema,
+    rerank: rerankConfigSchema,
     composer: composerConfigSchema,
     guard: guardConfigSchema,
     cache: cacheConfigSchema,
@@ -196,6 +220,7 @@ export type AnalyzerConfig = ContextEngineConfig['analyzer'];
 export type RetrievalConfig = ContextEngineConfig['retrieval'];
 export type FilterConfig = ContextEngineConfig['filter'];
 export type RankingConfig = ContextEngineConfig['ranking'];
+export type RerankConfig = ContextEngineConfig['rerank'];
 export type ComposerConfig = ContextEngineConfig['composer'];
 export type GuardConfig = ContextEngineConfig['guard'];
 export type CacheConfig = ContextEngineConfig['cache'];

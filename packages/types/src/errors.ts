@@ -27,12 +27,25 @@ export const ERROR_MESSAGES = {
   ZERDA_MODEL_NOT_FOUND: (d: ErrorDetails) => `model ${d.model ?? ''} could not be loaded: ${d.reason ?? 'not found'}`,
   /** Persisted state on disk is missing, corrupt or written for other settings. */
   ZERDA_STORE_CORRUPT: (d: ErrorDetails) => `${d.path ?? 'store'} cannot be loaded: ${d.reason ?? 'corrupt data'}`,
+  /**
+   * A snapshot (an engine snapshot directory, or a store file or directory in the snapshot format)
+   * failed a check when it was opened: `file` names the file (relative to the snapshot), `check`
+   * the check that failed (`exists`, `size`, `sha256`, `format`, `version`, `json`, `consistency`).
+   * Nothing is repaired: the snapshot is refused.
+   */
+  ZERDA_CORRUPT_SNAPSHOT: (d: ErrorDetails) =>
+    `snapshot ${d.path ?? ''} cannot be opened: ${d.file ?? 'a file'} failed the ${d.check ?? 'integrity'} check: ${d.reason ?? 'corrupt data'}`,
   /** Reading or writing persisted state failed. */
   ZERDA_STORE_IO: (d: ErrorDetails) => `${d.operation ?? 'I/O'} on ${d.path ?? 'store'} failed: ${d.reason ?? 'unknown error'}`,
   /** A backend or strategy was asked for something it does not support. */
   ZERDA_UNSUPPORTED: (d: ErrorDetails) => `${d.operation ?? 'operation'} is not supported by ${d.component ?? 'this component'}${d.reason ? `: ${d.reason}` : ''}`,
   /** An operation needs state that does not exist yet (e.g. searching before anything was indexed). */
   ZERDA_NOT_READY: (d: ErrorDetails) => `${d.component ?? 'component'} is not ready: ${d.reason ?? 'not initialised'}`,
+  /** A document could not be read: unreadable, encrypted, corrupt, empty or not in the expected encoding. */
+  ZERDA_DOCUMENT_UNREADABLE: (d: ErrorDetails) => `${d.file ?? 'document'} cannot be loaded: ${d.reason ?? 'unreadable'}`,
+  /** No loader handles this kind of document. */
+  ZERDA_UNSUPPORTED_FORMAT: (d: ErrorDetails) =>
+    `${d.file ?? 'document'} cannot be loaded: ${d.format ? `"${d.format}" is not a supported format` : 'its format is not recognised'}${d.expected ? ` (supported: ${d.expected})` : ''}`,
   /** A call to an external system (database, server, model runtime) failed. */
   ZERDA_BACKEND_ERROR: (d: ErrorDetails) => `${d.component ?? 'backend'} failed during ${d.operation ?? 'an operation'}: ${d.reason ?? 'unknown error'}`,
 } as const;

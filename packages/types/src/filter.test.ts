@@ -121,3 +121,22 @@ describe('metadataTerms', () => {
     );
   });
 });
+
+describe('andFilters', () => {
+  it('matches exactly when every given filter matches, skipping undefined and empty filters', async () => {
+    const { andFilters } = await import('./index.js');
+    expect(andFilters()).toBeUndefined();
+    expect(andFilters(undefined, {})).toBeUndefined();
+    expect(andFilters({ lang: 'ar' }, undefined)).toEqual({ lang: 'ar' });
+    expect(andFilters({ tenant: 'acme' }, { lang: 'ar' })).toEqual({ $and: [{ tenant: 'acme' }, { lang: 'ar' }] });
+    const scalar = fc.constantFrom('a', 'b', 'عربي');
+    const filter = fc.option(fc.dictionary(fc.constantFrom('tenant', 'lang'), scalar, { maxKeys: 2 }), { nil: undefined });
+    fc.assert(
+      fc.property(fc.dictionary(fc.constantFrom('tenant', 'lang'), scalar), filter, filter, (metadata, first, second) => {
+        const target = { metadata };
+        expect(matchesFilter(target, andFilters(first, second))).toBe(matchesFilter(target, first) && matchesFilter(target, second));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

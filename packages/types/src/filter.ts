@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { JsonValue, Metadata } from './json.js';
 import { invalidArgument } from './errors.js';
 import { parseOrThrow } from './validation.js';
@@ -120,6 +120,18 @@ export function parseMetadataFilter(filter: unknown, field = 'filter'): Metadata
 }
 
 /** What a filter is evaluated against: the chunk's metadata plus its `docId` and `source`. */
+/**
+ * A filter that holds when every given filter holds (`undefined` and empty filters are skipped):
+ * `undefined` for none, the filter itself for one, `{ $and: [...] }` otherwise. Bridges use it to
+ * put a caller's filter inside an application's (a tenant's), which the caller can narrow but not widen.
+ */
+export function andFilters(...filters: Array<MetadataFilter | undefined>): MetadataFilter | undefined {
+  const kept = filters.filter((filter): filter is MetadataFilter => filter !== undefined && filter !== null && Object.keys(filter).length > 0);
+  if (kept.length === 0) return undefined;
+  if (kept.length === 1) return kept[0];
+  return { $and: kept };
+}
+
 export interface FilterTarget {
   metadata: Metadata;
   docId?: string;

@@ -13,3 +13,6 @@ export * from './vector-store.js';
 export * from './top-k.js';
 export * from './random.js';
 export * from './statistics.js';
+export * from './little-endian.js';
+export * from './snapshot.js';
+export * from './chunk-table.js';

@@ -14,6 +14,36 @@ export interface GuardWarning {
 }
 
 /** A chunk as it ended up in the context. */
+/** Why the composer valued a sentence: the signals its sentence model weighed. */
+export type SentenceReason =
+  /** The chunk's first sentence (leads state the topic and often the answer). */
+  | 'lead'
+  /** Holds query terms (see `terms`). */
+  | 'query-terms'
+  /** Next to a sentence that holds query terms. */
+  | 'neighbour'
+  /** Holds the kind of information the question asks for (`analysis.answerType`): a year, a number, a name … */
+  | 'answer-type'
+  /** Its chunk's title holds query terms. */
+  | 'title';
+
+/** One sentence of a used chunk: whether the context keeps it, and why it was worth keeping (or not). */
+export interface SentenceChoice {
+  /** UTF-16 offsets of the sentence in the chunk text (end exclusive). */
+  start: number;
+  end: number;
+  /** `whole`: in the context; `prefix`: cut at a word boundary to fill the budget; `none`: left out. */
+  kept: 'whole' | 'prefix' | 'none';
+  /**
+   * The composer's estimate that this sentence holds the answer, in [0, 1] (its sentence model: rank
+   * and retrieval confidence of the chunk, position, query terms, neighbours, answer-type cues).
+   */
+  value: number;
+  /** Analysed query terms the sentence contains. */
+  terms: string[];
+  reasons: SentenceReason[];
+}
+
 export interface UsedChunk extends ScoredChunk {
   /** The text of this chunk that is in the context (all of it, or what compression/truncation kept). */
   keptText: string;
@@ -21,10 +51,15 @@ export interface UsedChunk extends ScoredChunk {
   keptRatio: number;
   /** How the chunk was fitted. */
   fit: 'whole' | 'compressed' | 'truncated';
-  /** 1-based rank after ranking. */
+  /** 1-based rank after ranking (and reranking, when the engine has a reranker). */
   rank: number;
   /** 1-based citation number in the context, when the template numbers passages. */
   citation?: number;
+  /**
+   * Every sentence of the chunk with what the context keeps of it and why, when the composer chose
+   * sentences by value (query-focused compression); absent when the chunk was kept whole without a choice.
+   */
+  sentences?: SentenceChoice[];
 }
 
 /** Why a candidate was dropped before composition. */
@@ -41,6 +76,8 @@ export interface StageCounts {
   retrieved: number;
   afterFilter: number;
   afterRank: number;
+  /** After the reranker (equal to `afterRank` when the engine has none). */
+  afterRerank: number;
   used: number;
 }
 
@@ -51,6 +88,8 @@ export interface StageTimings {
   retrieve: number;
   filter: number;
   rank: number;
+  /** 0 when the engine has no reranker. */
+  rerank: number;
   compose: number;
   guard: number;
   total: number;
@@ -76,4 +115,6 @@ export interface ContextResult {
   guardWarnings: string[];
   warnings: GuardWarning[];
   fromCache: boolean;
+  /** The name of the reranker that ordered the chunks, when the engine has one. */
+  reranker?: string;
 }

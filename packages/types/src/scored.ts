@@ -12,6 +12,9 @@ import type { DocumentChunk } from './chunk.js';
  * - `recency`: [0, 1], exponential decay of the chunk's age (0.5 when it has no timestamp).
  * - `position`: [0, 1], 1 for the first chunk of a document, decreasing with position.
  * - `composite`: the weighted sum the ranker orders by, [0, 1] when weights sum to 1.
+ * - `rerank`: the reranker's relevance score, on the reranker's own scale (a cross-encoder's
+ *   sigmoid and the AI SDK's reranking models: [0, 1]); set on every chunk when the engine has a
+ *   reranker, and then the score the context is ordered by.
  */
 export interface ScoreBreakdown {
   vector?: number;
@@ -24,6 +27,7 @@ export interface ScoreBreakdown {
   recency?: number;
   position?: number;
   composite?: number;
+  rerank?: number;
   /** Scores added by custom strategies (e.g. a cross-encoder), by name. */
   [custom: string]: number | undefined;
 }

@@ -5,6 +5,7 @@ import type { MetadataFilter } from './filter.js';
 import type { Metadata } from './json.js';
 import type { DroppedChunk, GuardWarning, UsedChunk } from './result.js';
 import type { ScoredChunk, SourceQualityMap } from './scored.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 
@@ -16,6 +17,12 @@ export interface LengthCounter {
   (text: string): number;
   readonly unit?: string;
   readonly counterName?: string;
+  /**
+   * Loads what the counter needs before its first (synchronous) call, such as a tokenizer's rank
+   * table in a browser or a worker. `ContextEngine` awaits it before it composes; code that calls
+   * the counter on its own awaits it first. Counters without data to load omit it.
+   */
+  readonly load?: () => Promise<void>;
 }
 
 /** Turns a query into a {@link QueryAnalysis}. */
@@ -50,6 +57,24 @@ export interface Retriever {
   remove?(docIds: string[]): Promise<void>;
   /** Number of chunks indexed. */
   size?(): MaybePromise<number>;
+  /**
+   * Chunks next to the given ones in their documents: every indexed chunk of a given chunk's
+   * document whose `position.index` is within `distance` of the given chunk's, matching
+   * `options.filter`, the given chunks themselves excluded, in document then position order.
+   * Lets the engine widen a chosen small chunk into its surroundings (small-to-big). Optional.
+   */
+  neighbors?(chunks: DocumentChunk[], distance: number, options?: { filter?: MetadataFilter }): MaybePromise<DocumentChunk[]>;
+  /**
+   * Writes the retriever's data into a snapshot (`ContextEngine.save`). Writes issued meanwhile
+   * wait until it is done, so the snapshot holds one consistent corpus.
+   */
+  writeSnapshot?(writer: SnapshotWriter): Promise<void>;
+  /**
+   * Replaces the retriever's data with a snapshot written by `writeSnapshot` (`ContextEngine.open`).
+   * Settings that shape the data (BM25 parameters, the embedder's model, the store) must match what
+   * the snapshot recorded; a mismatch is refused with a ZerdaError naming it.
+   */
+  readSnapshot?(reader: SnapshotReader): Promise<void>;
 }
 
 export interface FilterOutcome {
@@ -74,6 +99,41 @@ export interface RankOptions {
 export interface ChunkRanker {
   rank(chunks: ScoredChunk[], options?: RankOptions): MaybePromise<ScoredChunk[]>;
 }
+
+export interface RerankOptions {
+  /** Return at most this many candidates. */
+  topN: number;
+  /** Aborts the reranking (model calls check it between batches). */
+  signal?: AbortSignal;
+  /** The query's analysis, when the caller has one. */
+  analysis?: QueryAnalysis;
+}
+
+/** One candidate a reranker kept: its position in the list it was given and its relevance score. */
+export interface RerankedCandidate {
+  /** Index into the `candidates` array passed to `rerank()`. */
+  index: number;
+  /** Relevance to the query, higher is better, on the reranker's own (documented) scale. */
+  score: number;
+}
+
+/**
+ * Re-scores the ranked candidates against the query with a stronger, slower model (a cross-encoder,
+ * a hosted reranking model, an LLM judge) and keeps the best. Returns at most `topN` entries, best
+ * first, each naming a candidate by index (no index twice) with a finite score. The engine records
+ * the score as the `rerank` factor of each chunk and orders the context by it.
+ */
+export interface Reranker {
+  /** Short name for diagnostics and traces (e.g. `cross-encoder:Xenova/ms-marco-MiniLM-L-6-v2`). */
+  readonly name?: string;
+  rerank(query: string, candidates: ScoredChunk[], options: RerankOptions): MaybePromise<RerankedCandidate[]>;
+}
+
+/**
+ * A plain scoring function, accepted wherever a {@link Reranker} is: returns one relevance score per
+ * candidate, in the order given (the caller sorts and keeps the best `topN`).
+ */
+export type RerankFunction = (query: string, candidates: ScoredChunk[], options: RerankOptions) => MaybePromise<number[]>;
 
 export interface ComposeOptions {
   /** Maximum length of the context in the counter's unit. */

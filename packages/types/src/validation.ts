@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ZerdaError, describeValue, type ZerdaErrorCode } from './errors.js';
 
 /** The received value at `path` inside `root`, for a message that names what was actually passed. */

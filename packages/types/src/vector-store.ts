@@ -1,6 +1,7 @@
 import type { DocumentChunk, Embedding } from './chunk.js';
 import { createError, describeValue, invalidArgument } from './errors.js';
 import { parseMetadataFilter, type MetadataFilter } from './filter.js';
+import type { SnapshotReader, SnapshotWriter } from './snapshot.js';
 
 /** Distance a store indexes with. Scores returned are always similarities (see {@link similarityFromDistance}). */
 export type VectorMetric = 'cosine' | 'ip' | 'l2';
@@ -15,6 +16,24 @@ export interface VectorStoreCapabilities {
   textSearch: boolean;
   /** The store embeds chunks without embeddings through its own embedder. */
   embeds: boolean;
+  /**
+   * `writeSnapshot`/`readSnapshot` keep the store's whole content inside a snapshot (in-process
+   * stores: memory, HNSW). A store without it (a database or a server) is recorded in an engine
+   * snapshot by its {@link VectorStoreIdentity} and must be passed again when the snapshot is opened.
+   */
+  snapshot?: boolean;
+}
+
+/**
+ * What identifies a store's data, as recorded in an engine snapshot and compared when it is opened:
+ * the backend, its metric and dimension, and where the data lives (table, collection, index and
+ * namespace — never credentials).
+ */
+export interface VectorStoreIdentity {
+  name: string;
+  metric: VectorMetric;
+  dimensions: number | null;
+  location: string | null;
 }
 
 export interface VectorSearchOptions {
@@ -66,8 +85,28 @@ export interface VectorStore {
   clear?(): Promise<void>;
   /** Persists to `path` (or the store's configured location). */
   save?(path?: string): Promise<void>;
+  /**
+   * Where the data lives, for identity checks (`"public"."zerda_chunks"`, a collection name, an
+   * index/namespace); undefined for in-process stores. Never holds credentials.
+   */
+  readonly location?: string;
+  /**
+   * Writes the whole store into a snapshot (when `capabilities.snapshot`). Writes issued meanwhile
+   * wait until it is done, so the snapshot is one consistent state.
+   */
+  writeSnapshot?(writer: SnapshotWriter): Promise<void>;
+  /**
+   * Replaces the content of this (empty) store with a snapshot written by `writeSnapshot`. A
+   * snapshot that does not match the store's fixed settings (metric, dimension) is refused.
+   */
+  readSnapshot?(reader: SnapshotReader): Promise<void>;
   /** Releases connections and handles. */
   close?(): Promise<void>;
+}
+
+/** The identity of a store (see {@link VectorStoreIdentity}). */
+export function vectorStoreIdentity(store: VectorStore): VectorStoreIdentity {
+  return { name: store.name, metric: store.metric, dimensions: store.dimensions ?? null, location: typeof store.location === 'string' ? store.location : null };
 }
 
 /** Converts a backend's raw distance (or inner product) into zerda's similarity for that metric. */

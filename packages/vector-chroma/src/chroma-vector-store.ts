@@ -176,7 +176,8 @@ export class ChromaVectorStore implements VectorStore {
     return this.dimensionsValue;
   }
 
-  private location(): string {
+  /** Where the data lives (also the identity an engine snapshot records and checks; never credentials). */
+  get location(): string {
     return `Chroma collection ${this.collectionName}`;
   }
 
@@ -186,7 +187,7 @@ export class ChromaVectorStore implements VectorStore {
 
   private backendError(operation: string, error: unknown): ZerdaError {
     if (ZerdaError.isInstance(error)) return error;
-    return createError('ZERDA_BACKEND_ERROR', { component: this.location(), operation, reason: error instanceof Error ? error.message : String(error) }, error);
+    return createError('ZERDA_BACKEND_ERROR', { component: this.location, operation, reason: error instanceof Error ? error.message : String(error) }, error);
   }
 
   private async existingCollection(): Promise<Collection | undefined> {
@@ -249,7 +250,7 @@ export class ChromaVectorStore implements VectorStore {
     }
     const version = Number(metadata[VERSION_KEY]);
     if (!(version <= FORMAT_VERSION)) {
-      throw createError('ZERDA_STORE_CORRUPT', { path: this.location(), reason: `it has layout version ${String(metadata[VERSION_KEY])}; this package reads up to ${FORMAT_VERSION}` });
+      throw createError('ZERDA_STORE_CORRUPT', { path: this.location, reason: `it has layout version ${String(metadata[VERSION_KEY])}; this package reads up to ${FORMAT_VERSION}` });
     }
     const space = collection.configuration?.hnsw?.space ?? 'l2';
     if (space !== this.metric) throw invalidArgument('options.metric', `"${space}", the space collection ${this.collectionName} was created with (or leave it out)`, this.metric);
@@ -387,7 +388,7 @@ export class ChromaVectorStore implements VectorStore {
       }
       const ids = result.ids[0] ?? [];
       return ids.map((id, i) => ({
-        chunk: fromChromaRecord(id, result.documents[0]?.[i], result.metadatas[0]?.[i], this.includeEmbeddings ? result.embeddings[0]?.[i] : undefined, this.location()),
+        chunk: fromChromaRecord(id, result.documents[0]?.[i], result.metadatas[0]?.[i], this.includeEmbeddings ? result.embeddings[0]?.[i] : undefined, this.location),
         score: this.toSimilarity(Number(result.distances[0]?.[i])),
       }));
     };
@@ -417,7 +418,7 @@ export class ChromaVectorStore implements VectorStore {
         throw this.backendError('get', error);
       }
       result.ids.forEach((id, i) => {
-        found.set(id, fromChromaRecord(id, result.documents[i], result.metadatas[i], this.includeEmbeddings ? result.embeddings[i] : undefined, this.location()));
+        found.set(id, fromChromaRecord(id, result.documents[i], result.metadatas[i], this.includeEmbeddings ? result.embeddings[i] : undefined, this.location));
       });
     }
     return wanted.flatMap((id) => {

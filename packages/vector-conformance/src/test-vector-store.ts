@@ -120,6 +120,7 @@ export function testVectorStore(options: TestVectorStoreOptions): void {
         expect(store.name.length).toBeGreaterThan(0);
         expect(['cosine', 'ip', 'l2']).toContain(store.metric);
         for (const flag of ['persistence', 'nativeFilter', 'textSearch', 'embeds'] as const) expect(typeof store.capabilities[flag]).toBe('boolean');
+        expect(['boolean', 'undefined'], 'capabilities.snapshot is optional, a boolean').toContain(typeof store.capabilities.snapshot);
         if (store.capabilities.textSearch) expect(typeof store.textSearch).toBe('function');
         if (store.capabilities.persistence && !options.reopen) {
           // Not a failure: the backend package decides how to reopen, but says so in its own tests.
@@ -357,6 +358,42 @@ export function testVectorStore(options: TestVectorStoreOptions): void {
         await reopened.add([chunk('new', at(-5))]);
         expect(ids(await reopened.search(at(-5), { k: 2 }))).toEqual(['new', 'f0']);
         await expectZerdaError(() => reopened.add([chunk('wide', [...at(0), 1])]), ['ZERDA_DIMENSION_MISMATCH']);
+      });
+    });
+
+    describe('snapshots', () => {
+      it('a store declaring capabilities.snapshot restores into a fresh store with the same answers, and refuses to restore into a filled one', async () => {
+        if (store.capabilities.snapshot !== true) return;
+        expect(typeof store.writeSnapshot, 'capabilities.snapshot needs writeSnapshot').toBe('function');
+        expect(typeof store.readSnapshot, 'capabilities.snapshot needs readSnapshot').toBe('function');
+        const { mkdtemp, rm } = await import('node:fs/promises');
+        const { tmpdir } = await import('node:os');
+        const { join } = await import('node:path');
+        const { readSnapshotDirectory, writeSnapshotDirectory } = await import('@zerda/persistence');
+        const format = { format: 'zerda-conformance', formatVersion: 1, producer: 'vector-conformance', zerdaVersion: 'test' };
+        const directory = await mkdtemp(join(tmpdir(), 'zerda-conformance-snapshot-'));
+        try {
+          const added = filterFixtureChunks(dimensions);
+          await store.add(added);
+          await store.delete(['f3']);
+          await writeSnapshotDirectory(directory, format, (writer) => store.writeSnapshot!(writer.scope('store')));
+          const fresh = await options.create();
+          extraStores.push(fresh);
+          await readSnapshotDirectory(directory, format, (reader) => fresh.readSnapshot!(reader.scope('store')));
+          expect(await fresh.count()).toBe(added.length - 1);
+          const before = await store.search(at(10), { k: 100 });
+          const after = await fresh.search(at(10), { k: 100 });
+          expect(ids(after)).toEqual(ids(before));
+          after.forEach((hit, i) => expectScore(hit.score, before[i]!.score, `restored ${hit.chunk.id}`));
+          expect(ids(await fresh.search(at(0), { k: 100, filter: { lang: 'ar' } }))).toEqual(ids(await store.search(at(0), { k: 100, filter: { lang: 'ar' } })));
+          const error = await readSnapshotDirectory(directory, format, (reader) => fresh.readSnapshot!(reader.scope('store'))).then(
+            () => undefined,
+            (caught: unknown) => caught,
+          );
+          expect(ZerdaError.isInstance(error), 'restoring into a store that holds chunks must fail with a ZerdaError').toBe(true);
+        } finally {
+          await rm(directory, { recursive: true, force: true });
+        }
       });
     });
 

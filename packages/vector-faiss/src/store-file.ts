@@ -1,7 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { createError, type DocumentChunk, type VectorMetric } from '@zerda/types';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createError, littleEndianBytes, type DocumentChunk, type VectorMetric } from '@zerda/types';
 
 /** First bytes of a store file. */
 export const STORE_FILE_MAGIC = 'ZFAISS\u0000\u0001';
@@ -47,12 +46,10 @@ function corrupt(path: string, reason: string, cause?: unknown) {
   return createError('ZERDA_STORE_CORRUPT', { path, reason }, cause);
 }
 
-/** Writes `contents` to `path` atomically (temporary file in the same directory, fsync, rename, fsync of the directory). */
+/** Writes `contents` to `path` atomically (temporary file in the same directory, fsync, rename, fsync of the directory), creating missing directories. */
 export async function writeStoreFile(path: string, contents: StoreFileContents): Promise<void> {
-  const vectorBytes = Buffer.alloc(contents.vectors.length * contents.dimensions * 4);
-  contents.vectors.forEach((vector, row) => {
-    for (let i = 0; i < vector.length; i++) vectorBytes.writeFloatLE(vector[i]!, (row * contents.dimensions + i) * 4);
-  });
+  // Little-endian float32 rows (a view per row on little-endian platforms, no per-value writes).
+  const vectorBytes = Buffer.concat(contents.vectors.map((vector) => littleEndianBytes(vector instanceof Float32Array ? vector : Float32Array.from(vector))));
   const index = contents.index ?? Buffer.alloc(0);
   const sha256 = createHash('sha256').update(index).update(vectorBytes).digest('hex');
   const header: Header = {
@@ -71,28 +68,10 @@ export async function writeStoreFile(path: string, contents: StoreFileContents):
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(headerBytes.length, 0);
-  const directory = dirname(path);
-  const temporary = join(directory, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    await mkdir(directory, { recursive: true });
-    const handle = await open(temporary, 'w');
-    try {
-      for (const part of [Buffer.from(STORE_FILE_MAGIC, 'latin1'), length, headerBytes, index, vectorBytes]) await handle.write(part);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-    const directoryHandle = await open(directory, 'r');
-    try {
-      await directoryHandle.sync();
-    } finally {
-      await directoryHandle.close();
-    }
-  } catch (error) {
-    await rm(temporary, { force: true }).catch(() => undefined);
-    throw createError('ZERDA_STORE_IO', { operation: 'save', path, reason: error instanceof Error ? error.message : String(error) }, error);
-  }
+  // Temporary sibling, flush, rename, flush of the directory — and the temporaries of earlier saves
+  // that were killed are removed (see @zerda/persistence).
+  const { writeFileAtomic } = await import('@zerda/persistence');
+  await writeFileAtomic(path, [Buffer.from(STORE_FILE_MAGIC, 'latin1'), length, headerBytes, index, vectorBytes]);
 }
 
 /** Reads and verifies a file written by {@link writeStoreFile}. */

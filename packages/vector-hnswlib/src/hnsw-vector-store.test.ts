@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -172,6 +172,10 @@ describe('HnswVectorStore persistence', () => {
     return store;
   }
 
+  async function generation(path: string): Promise<string> {
+    return (JSON.parse(await readFile(join(path, 'CURRENT'), 'utf8')) as { generation: string }).generation;
+  }
+
   it('round-trips graph, chunks, labels and settings; the loaded store keeps working', async () => {
     const store = await filledStore();
     const path = join(directory, 'round-trip');
@@ -189,11 +193,13 @@ describe('HnswVectorStore persistence', () => {
     const again = await HnswVectorStore.load(path);
     expect(await again.count()).toBe(298);
     expect((await again.search(query, { k: 1 }))[0]?.chunk.id).toBe('new#0');
-    const files = (await readdir(path)).sort();
-    expect(files.filter((name) => name.startsWith('index-'))).toHaveLength(1);
-    expect(files).toContain('manifest.json');
-    const manifest = JSON.parse(await readFile(join(path, 'manifest.json'), 'utf8'));
-    expect(manifest).toMatchObject({ format: 'zerda-vector-hnswlib', formatVersion: 1, dimensions: 8, metric: 'cosine', space: 'cosine', count: 298, M: 8, efConstruction: 64 });
+    // One generation is left: CURRENT and the directory it names, nothing else.
+    const current = await generation(path);
+    expect((await readdir(path)).sort()).toEqual(['CURRENT', current]);
+    const manifest = JSON.parse(await readFile(join(path, current, 'manifest.json'), 'utf8'));
+    expect(manifest).toMatchObject({ format: 'zerda-vector-hnswlib', formatVersion: 2 });
+    expect(manifest.files.map((file: { name: string }) => file.name)).toEqual(expect.arrayContaining(['graph/index.hnsw', 'hnsw.json', 'labels.u32', 'exact/vectors.f32', 'exact/chunks/text.str']));
+    expect(JSON.parse(await readFile(join(path, current, 'hnsw.json'), 'utf8'))).toMatchObject({ dimensions: 8, metric: 'cosine', count: 298, M: 8, efConstruction: 64 });
   });
 
   it('a save that fails half-way leaves the previous save loadable and no stray files', async () => {
@@ -203,26 +209,24 @@ describe('HnswVectorStore persistence', () => {
     const before = (await readdir(path)).sort();
     await store.add([chunk('extra#0', [1, 0, 0, 0, 0, 0, 0, 0])]);
     // Simulate the disk failing after the graph file was written.
-    const internals = store as unknown as { exact: { save: (p: string) => Promise<void> } };
-    const originalSave = internals.exact.save.bind(internals.exact);
-    internals.exact.save = async () => {
+    const internals = store as unknown as { exact: { writeSnapshot: (writer: unknown) => Promise<void> } };
+    const original = internals.exact.writeSnapshot.bind(internals.exact);
+    internals.exact.writeSnapshot = async () => {
       throw new Error('ENOSPC: no space left on device');
     };
     await expect(store.save(path)).rejects.toMatchObject({ code: 'ZERDA_STORE_IO', message: expect.stringContaining('ENOSPC') });
-    internals.exact.save = originalSave;
+    internals.exact.writeSnapshot = original;
     expect((await readdir(path)).sort()).toEqual(before);
     const loaded = await HnswVectorStore.load(path);
     expect(await loaded.count()).toBe(298);
     expect(await loaded.get(['extra#0'])).toEqual([]);
   });
 
-  it('rejects missing, corrupt and mismatched directories with ZERDA_STORE_CORRUPT naming the path and the problem', async () => {
+  it('rejects missing, corrupt and mismatched directories with ZERDA_STORE_CORRUPT naming the file and the check', async () => {
     const store = await filledStore(50);
     const path = join(directory, 'corrupt');
     await store.save(path);
-    const manifestPath = join(path, 'manifest.json');
-    const manifestText = await readFile(manifestPath, 'utf8');
-    const manifest = JSON.parse(manifestText);
+    const root = join(path, await generation(path));
     const loadError = async (options = {}) => {
       try {
         await HnswVectorStore.load(path, options);
@@ -237,27 +241,76 @@ describe('HnswVectorStore persistence', () => {
     expect((await loadError({ metric: 'l2' })).message).toMatch(/saved with metric "cosine", but metric "l2" was requested/);
     expect((await loadError({ dimensions: 16 })).message).toMatch(/holds 8-dimensional vectors, but dimensions 16 were requested/);
 
-    const indexPath = join(path, manifest.files.index.name);
+    const indexPath = join(root, 'graph', 'index.hnsw');
     const indexBytes = await readFile(indexPath);
     const flipped = Buffer.from(indexBytes);
     flipped[flipped.length - 3] = flipped[flipped.length - 3]! ^ 0xff;
     await writeFile(indexPath, flipped);
     const checksum = await loadError();
-    expect(checksum.code).toBe('ZERDA_STORE_CORRUPT');
-    expect(checksum.message).toContain(indexPath);
-    expect(checksum.message).toMatch(/SHA-256 checksum does not match/);
+    expect(checksum).toMatchObject({ code: 'ZERDA_STORE_CORRUPT', details: { path, file: 'graph/index.hnsw', check: 'sha256' } });
+    expect(checksum.message).toMatch(/graph\/index\.hnsw failed the sha256 check/);
+    // verify: false skips the checksums: the damage is then found (or not) by hnswlib's own checks.
+    expect(await loadError({ verify: false })).toMatchObject({ code: 'ZERDA_STORE_CORRUPT', details: { file: 'graph/index.hnsw', check: 'consistency' } });
     await writeFile(indexPath, indexBytes.subarray(0, 100));
-    expect((await loadError()).message).toMatch(/has 100 bytes, the manifest recorded \d+ \(truncated/);
+    expect(await loadError()).toMatchObject({ details: { file: 'graph/index.hnsw', check: 'size' } });
     await writeFile(indexPath, indexBytes);
 
-    await writeFile(manifestPath, JSON.stringify({ ...manifest, count: 49 }));
-    expect((await loadError()).message).toMatch(/chunks-[a-z0-9-]+\.zvm cannot be loaded: it holds 48 chunks, the manifest says 49/);
-    await writeFile(manifestPath, '{ not json');
-    expect((await loadError()).message).toMatch(/manifest\.json cannot be loaded: it is not valid JSON/);
-    await writeFile(manifestPath, JSON.stringify({ ...manifest, formatVersion: 9 }));
-    expect((await loadError()).message).toMatch(/format version 9 is not supported/);
-    await writeFile(manifestPath, manifestText);
+    const labelsPath = join(root, 'labels.u32');
+    const labels = await readFile(labelsPath);
+    await writeFile(labelsPath, Buffer.concat([labels.subarray(4), labels.subarray(0, 4)]));
+    expect(await loadError()).toMatchObject({ details: { file: 'labels.u32', check: 'sha256' } });
+    await writeFile(labelsPath, labels);
     expect(await (await HnswVectorStore.load(path)).count()).toBe(48);
+  });
+
+  it('still loads a format-1 directory, and a save replaces its files', async () => {
+    const { createHash } = await import('node:crypto');
+    const hnswlib = (await import('hnswlib-node')).default;
+    const path = join(directory, 'format-1');
+    await mkdir(path, { recursive: true });
+    const index = new hnswlib.HierarchicalNSW('cosine', 2);
+    index.initIndex(16, 16, 200, 100, true);
+    index.addPoint([1, 0], 0);
+    index.addPoint([0, 1], 1);
+    await index.writeIndex(join(path, 'index-g1.hnsw'));
+    const header = JSON.stringify({ format: 'zerda-vector-memory', formatVersion: 1, metric: 'cosine', dimensions: 2, count: 2, littleEndian: true });
+    const lines = ['x', 'y'].map((id) => JSON.stringify({ id, docId: id, text: `text ${id}`, source: 'test', metadata: {}, position: { index: 0 } }));
+    await writeFile(join(path, 'chunks-g1.zvm'), Buffer.concat([Buffer.from(`${header}\n`), Buffer.from(new Float32Array([1, 0, 0, 1]).buffer), Buffer.from(`${lines.join('\n')}\n`)]));
+    await writeFile(join(path, 'labels-g1.json'), JSON.stringify({ ids: ['x', 'y'], labels: [0, 1] }));
+    const entry = async (name: string) => {
+      const bytes = await readFile(join(path, name));
+      return { name, bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+    };
+    const manifest = {
+      format: 'zerda-vector-hnswlib', formatVersion: 1, dimensions: 2, metric: 'cosine', space: 'cosine', count: 2, M: 16, efConstruction: 200, efSearch: 50,
+      randomSeed: 100, maxElements: 16, nextLabel: 2, deletedSlots: 0, savedAt: 'then',
+      files: { index: await entry('index-g1.hnsw'), chunks: await entry('chunks-g1.zvm'), labels: await entry('labels-g1.json') },
+    };
+    await writeFile(join(path, 'manifest.json'), JSON.stringify(manifest));
+    await writeFile(join(path, '.chunks-g0.zvm.123.456.abc.tmp'), 'left by a killed format-1 save');
+    const loaded = await HnswVectorStore.open({ directory: path });
+    expect((await loaded.search([0, 1], { k: 1 }))[0]?.chunk.id).toBe('y');
+    await loaded.save();
+    expect((await readdir(path)).sort()).toEqual(['CURRENT', await generation(path)]);
+    expect((await (await HnswVectorStore.load(path)).search([1, 0], { k: 1 }))[0]?.chunk.id).toBe('x');
+  });
+
+  it('writeSnapshot/readSnapshot restore into an empty store and refuse a non-empty one or another metric', async () => {
+    const { readSnapshotDirectory, writeSnapshotDirectory } = await import('@zerda/persistence');
+    const format = { format: 'test', formatVersion: 1, producer: 'test', zerdaVersion: 'test' };
+    const store = await filledStore(40);
+    const path = join(directory, 'pair');
+    await writeSnapshotDirectory(path, format, (writer) => store.writeSnapshot(writer.scope('vectors')));
+    const restored = new HnswVectorStore({ efSearch: 77 });
+    await readSnapshotDirectory(path, format, (reader) => restored.readSnapshot(reader.scope('vectors')));
+    expect([await restored.count(), restored.M, restored.efConstruction, restored.efSearch]).toEqual([38, 8, 64, 77]);
+    const query = [0.3, 0.1, -0.2, 0.4, 0, 0.1, 0.2, -0.3];
+    expect(await restored.search(query, { k: 5 })).toEqual(await store.search(query, { k: 5 }));
+    await expect(readSnapshotDirectory(path, format, (reader) => restored.readSnapshot(reader.scope('vectors')))).rejects.toMatchObject({ code: 'ZERDA_UNSUPPORTED' });
+    await expect(readSnapshotDirectory(path, format, (reader) => new HnswVectorStore({ metric: 'l2' }).readSnapshot(reader.scope('vectors')))).rejects.toMatchObject({
+      code: 'ZERDA_CORRUPT_SNAPSHOT',
+      details: { file: 'vectors/hnsw.json' },
+    });
   });
 
   it('open() creates a store for an empty directory and loads a saved one', async () => {

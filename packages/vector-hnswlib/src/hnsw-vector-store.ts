@@ -9,6 +9,8 @@ import {
   type DocumentChunk,
   type Embedding,
   type MetadataFilter,
+  type SnapshotReader,
+  type SnapshotWriter,
   type VectorMetric,
   type VectorSearchHit,
   type VectorSearchOptions,
@@ -16,7 +18,8 @@ import {
   type VectorStoreCapabilities,
 } from '@zerda/types';
 import { MemoryVectorStore } from '@zerda/vector-memory';
-import { hasManifest, readDirectory, writeDirectory, type HnswManifest } from './store-directory.js';
+import { hasManifest, readDirectory, removeLegacyFiles, type HnswManifest } from './store-directory.js';
+import { HNSW_SNAPSHOT_FORMAT, HNSW_SNAPSHOT_VERSION, readHnswSnapshot, writeHnswSnapshot, type HnswSnapshotState } from './hnsw-snapshot.js';
 
 type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
@@ -68,6 +71,22 @@ const DEFAULT_M = 24;
 const DEFAULT_EF_CONSTRUCTION = 100;
 const DEFAULT_EF_SEARCH = 256;
 
+/** The directory format of `save`/`load` (the package version is read once, lazily). */
+let cachedFormat: Promise<import('@zerda/persistence').SnapshotFormat> | undefined;
+function directoryFormat(): Promise<import('@zerda/persistence').SnapshotFormat> {
+  cachedFormat ??= import('@zerda/persistence').then(async ({ packageVersion }) => {
+    const version = await packageVersion(new URL('../package.json', import.meta.url));
+    return {
+      format: HNSW_SNAPSHOT_FORMAT,
+      formatVersion: HNSW_SNAPSHOT_VERSION,
+      producer: `@zerda/vector-hnswlib ${version}`,
+      zerdaVersion: version,
+      errorCode: 'ZERDA_STORE_CORRUPT' as const,
+    };
+  });
+  return cachedFormat;
+}
+
 const OPTION_KEYS = ['dimensions', 'metric', 'M', 'efConstruction', 'efSearch', 'maxElements', 'directory', 'exactSearchThreshold', 'randomSeed'];
 
 function integerOption(value: unknown, field: string, minimum: number, fallback: number): number {
@@ -94,13 +113,15 @@ export class HnswVectorStore implements VectorStore {
   readonly specificationVersion = 'v1' as const;
   readonly name = 'hnswlib';
   readonly metric: VectorMetric;
-  readonly capabilities: VectorStoreCapabilities = Object.freeze({ persistence: true, nativeFilter: true, textSearch: false, embeds: false });
-  readonly M: number;
-  readonly efConstruction: number;
-  readonly efSearch: number;
+  readonly capabilities: VectorStoreCapabilities = Object.freeze({ persistence: true, nativeFilter: true, textSearch: false, embeds: false, snapshot: true });
+  // Settings; a loaded snapshot brings its own (see `adopt`).
+  private settingM: number;
+  private settingEfConstruction: number;
+  private settingEfSearch: number;
+  private readonly efSearchGiven: boolean;
   private readonly exactSearchThresholdOption: number | undefined;
-  readonly randomSeed: number;
-  private readonly initialCapacity: number;
+  private settingRandomSeed: number;
+  private initialCapacity: number;
   private directory: string | undefined;
   private exact: MemoryVectorStore;
   private index: HnswIndex | undefined;
@@ -120,12 +141,13 @@ export class HnswVectorStore implements VectorStore {
     if (options.metric !== undefined && !METRICS.includes(options.metric)) throw invalidArgument('options.metric', 'one of "cosine", "ip", "l2"', options.metric);
     this.metric = options.metric ?? 'cosine';
     const dimensions = options.dimensions === undefined ? undefined : integerOption(options.dimensions, 'options.dimensions', 1, 0);
-    this.M = integerOption(options.M, 'options.M', 2, DEFAULT_M);
-    this.efConstruction = integerOption(options.efConstruction, 'options.efConstruction', 1, DEFAULT_EF_CONSTRUCTION);
-    this.efSearch = integerOption(options.efSearch, 'options.efSearch', 1, DEFAULT_EF_SEARCH);
+    this.settingM = integerOption(options.M, 'options.M', 2, DEFAULT_M);
+    this.settingEfConstruction = integerOption(options.efConstruction, 'options.efConstruction', 1, DEFAULT_EF_CONSTRUCTION);
+    this.settingEfSearch = integerOption(options.efSearch, 'options.efSearch', 1, DEFAULT_EF_SEARCH);
+    this.efSearchGiven = options.efSearch !== undefined;
     this.initialCapacity = integerOption(options.maxElements, 'options.maxElements', 1, 1024);
     this.exactSearchThresholdOption = options.exactSearchThreshold === undefined ? undefined : integerOption(options.exactSearchThreshold, 'options.exactSearchThreshold', 0, 0);
-    this.randomSeed = integerOption(options.randomSeed, 'options.randomSeed', 0, 100);
+    this.settingRandomSeed = integerOption(options.randomSeed, 'options.randomSeed', 0, 100);
     if (options.directory !== undefined && (typeof options.directory !== 'string' || options.directory.length === 0)) {
       throw invalidArgument('options.directory', 'a non-empty directory path', options.directory);
     }
@@ -137,6 +159,26 @@ export class HnswVectorStore implements VectorStore {
   /** The vector dimension: from the options, or set by the first added vector. */
   get dimensions(): number | undefined {
     return this.exact.dimensions;
+  }
+
+  /** Graph degree (links per node per layer). */
+  get M(): number {
+    return this.settingM;
+  }
+
+  /** Candidate list size while inserting. */
+  get efConstruction(): number {
+    return this.settingEfConstruction;
+  }
+
+  /** Default candidate list size while searching. */
+  get efSearch(): number {
+    return this.settingEfSearch;
+  }
+
+  /** Seed of the level generator. */
+  get randomSeed(): number {
+    return this.settingRandomSeed;
   }
 
   /** Slots the graph can hold before it grows (live + deleted-but-not-reused + free). */
@@ -351,43 +393,92 @@ export class HnswVectorStore implements VectorStore {
   }
 
   /**
-   * Saves to `directory` (or `options.directory`): the graph, the chunks with their vectors, the
-   * label map and a `manifest.json` naming them with sizes and SHA-256 checksums. New files get
-   * fresh names and the manifest is replaced last by an atomic rename, so a crash at any point leaves
-   * the previous save loadable; superseded files are removed afterwards. Writes wait for the save.
+   * Saves to `directory` (or `options.directory`; created if missing) as a snapshot directory
+   * (format 2): the graph, the chunks with their exact vectors and the label map, each file sized and
+   * checksummed in a manifest. A new generation is written beside the previous one and `CURRENT` is
+   * switched atomically, so a crash at any point leaves the previous save loadable, and whatever a
+   * killed save left (partial generation, temporaries, its lock) is removed by the next save — as are
+   * the files of a format-1 save. Writes wait for the save; a second process saving into the same
+   * directory meanwhile fails with `ZERDA_STORE_IO` naming it.
    */
   save(directory?: string): Promise<void> {
     return this.exclusive(async () => {
       if (directory !== undefined && (typeof directory !== 'string' || directory.length === 0)) throw invalidArgument('directory', 'a non-empty directory path', directory);
       const target = directory ?? this.directory;
       if (target === undefined) throw invalidArgument('directory', 'a directory path (no options.directory was configured)', directory);
-      await writeDirectory(target, {
-        manifest: {
-          dimensions: this.exact.dimensions ?? null,
-          metric: this.metric,
-          count: await this.exact.count(),
-          M: this.M,
-          efConstruction: this.efConstruction,
-          efSearch: this.efSearch,
-          randomSeed: this.randomSeed,
-          maxElements: this.index?.getMaxElements() ?? this.initialCapacity,
-          nextLabel: this.nextLabel,
-          deletedSlots: this.deletedSlots,
-        },
-        index: this.index,
-        exact: this.exact,
-        labels: { ids: [...this.labelById.keys()], labels: [...this.labelById.values()] },
-      });
+      const { writeSnapshotDirectory } = await import('@zerda/persistence');
+      await writeSnapshotDirectory(target, await directoryFormat(), (writer) => this.writeState(writer));
+      await removeLegacyFiles(target);
       this.directory ??= target;
     });
   }
 
+  /** Writes the whole store into a snapshot (an engine snapshot's folder); writes wait until it is done. */
+  writeSnapshot(writer: SnapshotWriter): Promise<void> {
+    return this.exclusive(() => this.writeState(writer));
+  }
+
+  private async writeState(writer: SnapshotWriter): Promise<void> {
+    await writeHnswSnapshot(
+      writer,
+      {
+        metric: this.metric,
+        dimensions: this.exact.dimensions ?? null,
+        count: await this.exact.count(),
+        M: this.M,
+        efConstruction: this.efConstruction,
+        efSearch: this.efSearch,
+        randomSeed: this.randomSeed,
+        maxElements: this.index?.getMaxElements() ?? this.initialCapacity,
+        nextLabel: this.nextLabel,
+        deletedSlots: this.deletedSlots,
+      },
+      this.index,
+      this.exact,
+      this.labelById,
+    );
+  }
+
   /**
-   * Opens a directory written by {@link HnswVectorStore.save}. Everything is checked before the
-   * store is returned — manifest fields, file sizes and checksums (skip the checksums with
-   * `verify: false`), that chunks, labels and graph agree — and any problem fails with
-   * `ZERDA_STORE_CORRUPT` naming the path and what is wrong. `metric` and `dimensions`, when given,
-   * must match the directory; `efSearch` and `exactSearchThreshold` may be changed on load.
+   * Replaces the content of this empty store with a snapshot written by {@link writeSnapshot}. The
+   * snapshot's metric must be this store's (and its dimension the one in the options, if given);
+   * the graph settings (M, efConstruction, seed, capacity) come from the snapshot, `efSearch` too
+   * unless it was given in the options. Everything is checked before anything is adopted.
+   */
+  readSnapshot(reader: SnapshotReader): Promise<void> {
+    return this.exclusive(async () => {
+      if ((await this.exact.count()) > 0) throw createError('ZERDA_UNSUPPORTED', { operation: 'readSnapshot', component: 'an HnswVectorStore that holds chunks', reason: 'restore into an empty store' });
+      const state = await readHnswSnapshot(reader, { metric: this.metric, dimensions: this.exact.dimensions });
+      this.adopt(state, this.efSearchGiven ? this.efSearch : state.settings.efSearch);
+    });
+  }
+
+  private adopt(state: HnswSnapshotState, efSearch: number): void {
+    const settings = state.settings;
+    this.settingM = settings.M;
+    this.settingEfConstruction = settings.efConstruction;
+    this.settingRandomSeed = settings.randomSeed;
+    this.settingEfSearch = efSearch;
+    this.initialCapacity = settings.maxElements;
+    this.exact = state.exact;
+    this.index = state.index;
+    this.index?.setEf(this.efSearch);
+    this.labelById = new Map();
+    this.idByLabel = new Map();
+    for (const [id, label] of state.labelById) {
+      this.labelById.set(id, label);
+      this.idByLabel.set(label, id);
+    }
+    this.nextLabel = settings.nextLabel;
+    this.deletedSlots = settings.deletedSlots;
+  }
+
+  /**
+   * Opens a directory written by {@link HnswVectorStore.save} (format 2, or format 1 of earlier
+   * versions). Everything is checked before the store is returned — file sizes and checksums (skip
+   * the checksums with `verify: false`), settings, that chunks, labels and graph agree — and any
+   * problem fails with `ZERDA_STORE_CORRUPT` naming the path, the file and what is wrong. `metric`
+   * and `dimensions`, when given, must match; `efSearch` and `exactSearchThreshold` may be changed.
    */
   static async load(
     directory: string,
@@ -395,35 +486,41 @@ export class HnswVectorStore implements VectorStore {
   ): Promise<HnswVectorStore> {
     if (typeof directory !== 'string' || directory.length === 0) throw invalidArgument('directory', 'a non-empty directory path', directory);
     const { verify, ...overrides } = options;
+    const { hasSnapshotDirectory, readSnapshotDirectory } = await import('@zerda/persistence');
+    const thresholdOption = overrides.exactSearchThreshold !== undefined ? { exactSearchThreshold: overrides.exactSearchThreshold } : {};
+    if (await hasSnapshotDirectory(directory)) {
+      return readSnapshotDirectory(
+        directory,
+        await directoryFormat(),
+        async (reader) => {
+          const state = await readHnswSnapshot(reader, { metric: overrides.metric, dimensions: overrides.dimensions });
+          const store = new HnswVectorStore({ metric: state.settings.metric, directory, ...thresholdOption });
+          store.adopt(state, overrides.efSearch ?? state.settings.efSearch);
+          return store;
+        },
+        { verify: verify ?? true },
+      );
+    }
     const loaded = await readDirectory(directory, { verify: verify ?? true, expectMetric: overrides.metric, expectDimensions: overrides.dimensions });
     const manifest: HnswManifest = loaded.manifest;
-    const store = new HnswVectorStore({
-      metric: manifest.metric,
-      M: manifest.M,
-      efConstruction: manifest.efConstruction,
-      efSearch: overrides.efSearch ?? manifest.efSearch,
-      randomSeed: manifest.randomSeed,
-      maxElements: manifest.maxElements,
-      directory,
-      ...(overrides.exactSearchThreshold !== undefined ? { exactSearchThreshold: overrides.exactSearchThreshold } : {}),
-    });
-    store.exact = loaded.exact;
-    store.index = loaded.index;
-    store.index?.setEf(store.efSearch);
-    loaded.labels.ids.forEach((id, i) => {
-      const label = loaded.labels.labels[i]!;
-      store.labelById.set(id, label);
-      store.idByLabel.set(label, id);
-    });
-    store.nextLabel = manifest.nextLabel;
-    store.deletedSlots = manifest.deletedSlots;
+    const store = new HnswVectorStore({ metric: manifest.metric, directory, ...thresholdOption });
+    store.adopt(
+      {
+        settings: { ...manifest },
+        exact: loaded.exact,
+        index: loaded.index,
+        labelById: new Map(loaded.labels.ids.map((id, i) => [id, loaded.labels.labels[i]!])),
+      },
+      overrides.efSearch ?? manifest.efSearch,
+    );
     return store;
   }
 
   /** Loads `options.directory` when it holds a saved store, or creates an empty store that will save there. */
   static async open(options: HnswVectorStoreOptions & { directory: string; verify?: boolean }): Promise<HnswVectorStore> {
     const { verify, ...rest } = options;
-    if (await hasManifest(options.directory)) {
+    const { hasSnapshotDirectory } = await import('@zerda/persistence');
+    if ((await hasSnapshotDirectory(options.directory)) || (await hasManifest(options.directory))) {
       return HnswVectorStore.load(options.directory, {
         ...(rest.metric !== undefined ? { metric: rest.metric } : {}),
         ...(rest.dimensions !== undefined ? { dimensions: rest.dimensions } : {}),

@@ -1,10 +1,11 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { ZerdaError, createError, type VectorMetric } from '@zerda/types';
 import { MemoryVectorStore } from '@zerda/vector-memory';
+import type { HnswSnapshotSettings } from './hnsw-snapshot.js';
 
 type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
@@ -14,12 +15,12 @@ type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
  *   index-<generation>.hnsw  — hnswlib's graph (absent while the store has no dimension yet)
  *   chunks-<generation>.zvm  — chunks and exact vectors (the MemoryVectorStore file format)
  *   labels-<generation>.json — chunk id ↔ graph label
- * Each save writes a new generation next to the old one and then atomically replaces the manifest,
- * so the manifest always names a complete set of files.
+ * This is format 1, written by versions before 0.2 and still read here; saves now write format 2
+ * (a snapshot directory, see hnsw-snapshot.ts).
  */
 export const MANIFEST_FILE = 'manifest.json';
 export const DIRECTORY_FORMAT = 'zerda-vector-hnswlib';
-export const DIRECTORY_FORMAT_VERSION = 1;
+export const LEGACY_FORMAT_VERSION = 1;
 const GENERATION_FILE = /^(index|chunks|labels)-([a-z0-9-]+)\.(hnsw|zvm|json)$/;
 const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 
@@ -29,23 +30,12 @@ export interface FileEntry {
   sha256: string;
 }
 
-/** Everything `manifest.json` records. */
-export interface HnswManifest {
+/** Everything a format-1 `manifest.json` records: the settings of format 2's `hnsw.json`, plus the file list. */
+export interface HnswManifest extends HnswSnapshotSettings {
   format: typeof DIRECTORY_FORMAT;
-  formatVersion: typeof DIRECTORY_FORMAT_VERSION;
-  dimensions: number | null;
-  metric: VectorMetric;
+  formatVersion: typeof LEGACY_FORMAT_VERSION;
   /** hnswlib space name the graph was built with (equals `metric`). */
   space: VectorMetric;
-  /** Live chunks. */
-  count: number;
-  M: number;
-  efConstruction: number;
-  efSearch: number;
-  randomSeed: number;
-  maxElements: number;
-  nextLabel: number;
-  deletedSlots: number;
   files: { index: FileEntry | null; chunks: FileEntry; labels: FileEntry };
   savedAt: string;
 }
@@ -55,7 +45,6 @@ export interface LabelTable {
   labels: number[];
 }
 
-type ManifestSettings = Omit<HnswManifest, 'format' | 'formatVersion' | 'space' | 'files' | 'savedAt'>;
 
 async function fileEntry(directory: string, name: string): Promise<FileEntry> {
   const path = join(directory, name);
@@ -68,14 +57,6 @@ async function fileEntry(directory: string, name: string): Promise<FileEntry> {
   return { name, bytes, sha256: hash.digest('hex') };
 }
 
-async function flush(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
 
 function ioError(operation: string, path: string, error: unknown): ZerdaError {
   if (ZerdaError.isInstance(error)) return error;
@@ -91,57 +72,18 @@ export async function hasManifest(directory: string): Promise<boolean> {
   }
 }
 
-/** Writes a new generation of files, then commits it by replacing the manifest atomically. */
-export async function writeDirectory(
-  directory: string,
-  state: { manifest: ManifestSettings; index: HnswIndex | undefined; exact: MemoryVectorStore; labels: LabelTable },
-): Promise<void> {
-  const generation = `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
-  const names = { index: `index-${generation}.hnsw`, chunks: `chunks-${generation}.zvm`, labels: `labels-${generation}.json` };
-  const written: string[] = [];
-  try {
-    await mkdir(directory, { recursive: true });
-    if (state.index) {
-      const indexPath = join(directory, names.index);
-      written.push(indexPath);
-      await state.index.writeIndex(indexPath);
-      await flush(indexPath);
-    }
-    written.push(join(directory, names.chunks));
-    await state.exact.save(join(directory, names.chunks));
-    const labelsPath = join(directory, names.labels);
-    written.push(labelsPath);
-    await writeFile(labelsPath, JSON.stringify(state.labels));
-    await flush(labelsPath);
-    const manifest: HnswManifest = {
-      format: DIRECTORY_FORMAT,
-      formatVersion: DIRECTORY_FORMAT_VERSION,
-      ...state.manifest,
-      space: state.manifest.metric,
-      files: {
-        index: state.index ? await fileEntry(directory, names.index) : null,
-        chunks: await fileEntry(directory, names.chunks),
-        labels: await fileEntry(directory, names.labels),
-      },
-      savedAt: new Date().toISOString(),
-    };
-    const temporary = join(directory, `.${MANIFEST_FILE}.${generation}.tmp`);
-    written.push(temporary);
-    await writeFile(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
-    await flush(temporary);
-    await rename(temporary, join(directory, MANIFEST_FILE)); // the commit point
-    written.length = 0;
-    await flush(directory).catch(() => undefined); // make the rename durable where directories can be fsynced
-  } catch (error) {
-    await Promise.all(written.map((path) => unlink(path).catch(() => undefined)));
-    throw ioError('save', directory, error);
-  }
-  // Superseded generations (and leftovers of interrupted saves) are no longer referenced.
-  const current = new Set(Object.values(names));
+/**
+ * Removes the files of a format-1 save (manifest.json, its generations, its temporaries and the
+ * temporaries of its chunk files) once a format-2 save committed in the same directory.
+ */
+export async function removeLegacyFiles(directory: string): Promise<void> {
   for (const name of await readdir(directory).catch(() => [] as string[])) {
-    if ((GENERATION_FILE.test(name) && !current.has(name)) || (name.startsWith(`.${MANIFEST_FILE}.`) && name.endsWith('.tmp'))) {
-      await unlink(join(directory, name)).catch(() => undefined);
-    }
+    const legacy =
+      name === MANIFEST_FILE ||
+      GENERATION_FILE.test(name) ||
+      (name.startsWith(`.${MANIFEST_FILE}.`) && name.endsWith('.tmp')) ||
+      (/^\.chunks-[a-z0-9-]+\.zvm\./.test(name) && name.endsWith('.tmp'));
+    if (legacy) await unlink(join(directory, name)).catch(() => undefined);
   }
 }
 
@@ -183,8 +125,8 @@ export async function readDirectory(
     throw corrupt(manifestPath, 'it is not valid JSON');
   }
   if (manifest === null || typeof manifest !== 'object' || manifest.format !== DIRECTORY_FORMAT) throw corrupt(manifestPath, `it does not name the format "${DIRECTORY_FORMAT}"`);
-  if (manifest.formatVersion !== DIRECTORY_FORMAT_VERSION) {
-    throw corrupt(manifestPath, `format version ${JSON.stringify(manifest.formatVersion)} is not supported (expected ${DIRECTORY_FORMAT_VERSION})`);
+  if (manifest.formatVersion !== LEGACY_FORMAT_VERSION) {
+    throw corrupt(manifestPath, `format version ${JSON.stringify(manifest.formatVersion)} is not supported (expected ${LEGACY_FORMAT_VERSION})`);
   }
   if (!METRICS.includes(manifest.metric) || manifest.space !== manifest.metric) throw corrupt(manifestPath, `invalid metric/space ${JSON.stringify(manifest.metric)}/${JSON.stringify(manifest.space)}`);
   if (!(manifest.dimensions === null || isCount(manifest.dimensions, 1))) throw corrupt(manifestPath, `invalid dimensions ${JSON.stringify(manifest.dimensions)}`);

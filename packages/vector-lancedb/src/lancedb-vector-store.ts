@@ -150,6 +150,25 @@ export class LanceDbVectorStore implements VectorStore {
   readonly capabilities: VectorStoreCapabilities;
   /** The table holding the collection. */
   readonly tableName: string;
+  /**
+   * Where the data lives, for engine snapshots' identity check: the table, and the database URI
+   * when one was given (without any user or password in it; storage credentials are options).
+   */
+  get location(): string {
+    if (!this.uri) return `table ${this.tableName}`;
+    let uri = this.uri;
+    try {
+      const parsed = new URL(uri);
+      if (parsed.username || parsed.password) {
+        parsed.username = '';
+        parsed.password = '';
+        uri = parsed.toString();
+      }
+    } catch {
+      // a plain directory path
+    }
+    return `${uri} table ${this.tableName}`;
+  }
 
   private readonly uri: string | undefined;
   private readonly storageOptions: Record<string, string> | undefined;

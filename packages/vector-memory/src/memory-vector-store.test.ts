@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -39,7 +39,7 @@ describe('MemoryVectorStore options', () => {
   });
 
   it('declares its capabilities honestly', () => {
-    expect(new MemoryVectorStore().capabilities).toEqual({ persistence: true, nativeFilter: true, textSearch: false, embeds: false });
+    expect(new MemoryVectorStore().capabilities).toEqual({ persistence: true, nativeFilter: true, textSearch: false, embeds: false, snapshot: true });
     expect(new MemoryVectorStore({ embedder: (texts) => texts.map(() => [1, 0]) }).capabilities.embeds).toBe(true);
   });
 });
@@ -290,14 +290,80 @@ describe('MemoryVectorStore persistence', () => {
     await expect(MemoryVectorStore.load(join(directory, 'nope.zvm'))).rejects.toThrow(/nope\.zvm cannot be loaded: the file does not exist/);
   });
 
-  it('a failed save leaves the previous file intact', async () => {
+  it('a failed save leaves the previous file intact and no temporary behind', async () => {
     const store = new MemoryVectorStore();
     await store.add(sample);
     const path = join(directory, 'keep.zvm');
     await store.save(path);
     const before = await readFile(path);
-    await expect(store.save(join(directory, 'no-such-dir', 'x.zvm'))).rejects.toMatchObject({ code: 'ZERDA_STORE_IO' });
+    // The target is a directory: the final rename fails after the whole file was written.
+    const blocked = join(directory, 'blocked.zvm');
+    await mkdir(join(blocked, 'inside'), { recursive: true });
+    await expect(store.save(blocked)).rejects.toMatchObject({ code: 'ZERDA_STORE_IO' });
     expect(await readFile(path)).toEqual(before);
+    expect((await readdir(directory)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('creates missing directories, like every other store (issue 15, defect 9)', async () => {
+    const store = new MemoryVectorStore();
+    await store.add(sample);
+    const path = join(directory, 'new', 'nested', 'dirs', 'x.zvm');
+    await store.save(path);
+    expect(await (await MemoryVectorStore.load(path)).count()).toBe(2);
+  });
+
+  it('refuses a file with a flipped byte anywhere, naming the part and the check (issue 15, defect 7)', async () => {
+    const store = new MemoryVectorStore();
+    await store.add(sample);
+    const path = join(directory, 'checksummed.zvm');
+    await store.save(path);
+    const bytes = await readFile(path);
+    const vectorsAt = bytes.indexOf(Buffer.from(new Float32Array([0.1, 0.2, 0.3]).buffer));
+    expect(vectorsAt).toBeGreaterThan(0);
+    for (const [offset, part] of [
+      [vectorsAt + 1, 'vectors.f32'],
+      [bytes.indexOf(Buffer.from('عنوان')), 'chunks/title.str'],
+      [bytes.indexOf(Buffer.from('"metric"')) + 2, 'store.json'],
+    ] as const) {
+      const damaged = Buffer.from(bytes);
+      damaged[offset] = damaged[offset]! ^ 0x01;
+      const target = join(directory, `flipped-${offset}.zvm`);
+      await writeFile(target, damaged);
+      await expect(MemoryVectorStore.load(target)).rejects.toMatchObject({
+        code: 'ZERDA_STORE_CORRUPT',
+        details: { path: target, file: part, check: 'sha256' },
+      });
+    }
+  });
+
+  it('still opens format-1 files written by earlier versions', async () => {
+    const path = join(directory, 'format-1.zvm');
+    const header = JSON.stringify({ format: 'zerda-vector-memory', formatVersion: 1, metric: 'cosine', dimensions: 2, count: 2, littleEndian: true });
+    const vectors = Buffer.from(new Float32Array([1, 0, 0, 1]).buffer);
+    const lines = [JSON.stringify({ id: 'x', docId: 'x', text: 'one', source: 'x', metadata: {}, position: { index: 0 } }), JSON.stringify({ id: 'y', docId: 'y', text: 'two', source: 'y', metadata: { lang: 'en' }, position: { index: 0 } })];
+    await writeFile(path, Buffer.concat([Buffer.from(`${header}\n`), vectors, Buffer.from(`${lines.join('\n')}\n`)]));
+    const loaded = await MemoryVectorStore.load(path);
+    expect((await loaded.search([0, 1], { k: 1 }))[0]).toMatchObject({ chunk: { id: 'y', metadata: { lang: 'en' } }, score: 1 });
+    // Saving writes the current format.
+    await loaded.save();
+    expect((await readFile(path)).subarray(0, 8).toString('latin1')).toBe('ZERDASNP');
+    expect(await (await MemoryVectorStore.load(path)).count()).toBe(2);
+  });
+
+  it('writeSnapshot/readSnapshot restore into an empty store of the same metric only', async () => {
+    const store = new MemoryVectorStore({ metric: 'ip' });
+    await store.add(sample);
+    const path = join(directory, 'snapshot-pair.zvm');
+    await store.save(path);
+    const { readSnapshotFile } = await import('@zerda/persistence');
+    const format = { format: 'zerda-vector-memory', formatVersion: 2, producer: 'test', zerdaVersion: 'test' };
+    const into = (target: MemoryVectorStore) => readSnapshotFile(path, format, (reader) => target.readSnapshot(reader));
+    const restored = new MemoryVectorStore({ metric: 'ip' });
+    await into(restored);
+    expect(await restored.get(['a', 'b'])).toEqual(await store.get(['a', 'b']));
+    await expect(into(restored)).rejects.toMatchObject({ code: 'ZERDA_UNSUPPORTED' });
+    await expect(into(new MemoryVectorStore({ metric: 'cosine' }))).rejects.toMatchObject({ code: 'ZERDA_CORRUPT_SNAPSHOT', message: expect.stringContaining('metric "ip"') });
+    await expect(into(new MemoryVectorStore({ metric: 'ip', dimensions: 4 }))).rejects.toMatchObject({ message: expect.stringContaining('3-dimensional') });
   });
 
   it('writes issued during a save wait for it, so the file is a consistent snapshot', async () => {

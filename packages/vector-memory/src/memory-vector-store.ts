@@ -14,6 +14,8 @@ import {
   TopK,
   type Metadata,
   type Embedder,
+  type SnapshotReader,
+  type SnapshotWriter,
   type Embedding,
   type MetadataFilter,
   type VectorMetric,
@@ -23,7 +25,7 @@ import {
   type VectorStoreCapabilities,
 } from '@zerda/types';
 import { VectorPages } from './vector-pages.js';
-import { readStoreFile, writeStoreFile } from './store-file.js';
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, readStoreBody, readStoreHeader, writeStoreSnapshot } from './store-snapshot.js';
 
 /** Options of {@link MemoryVectorStore}. Every field is optional. */
 export interface MemoryVectorStoreOptions {
@@ -54,6 +56,16 @@ export interface MemoryVectorStoreJSON {
 
 const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 const OPTION_KEYS = new Set(['metric', 'dimensions', 'embedder', 'path']);
+
+/** The single-file snapshot format of `save`/`load` (the package version is read once, lazily). */
+let cachedFormat: Promise<import('@zerda/persistence').SnapshotFormat> | undefined;
+function fileFormat(): Promise<import('@zerda/persistence').SnapshotFormat> {
+  cachedFormat ??= import('@zerda/persistence').then(async ({ packageVersion }) => {
+    const version = await packageVersion(new URL('../package.json', import.meta.url));
+    return { format: SNAPSHOT_FORMAT, formatVersion: SNAPSHOT_VERSION, producer: `@zerda/vector-memory ${version}`, zerdaVersion: version, errorCode: 'ZERDA_STORE_CORRUPT' as const };
+  });
+  return cachedFormat;
+}
 
 function checkDimensions(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalidArgument(field, 'a positive integer', value);
@@ -135,6 +147,16 @@ function squaredNorm(vector: Float32Array): number {
 }
 
 /**
+ * The file format module, loaded on the first `save`/`load` so that importing the store loads no
+ * Node built-in. `#store-file` is a conditional import (package.json `imports`): Node.js, Bun and
+ * Deno get the `node:fs` implementation; browsers and workers get one that fails with
+ * `ZERDA_UNSUPPORTED` (use `toJSON()`/`fromJSON()` there), so bundlers never see `node:fs`.
+ */
+function storeFile(): Promise<typeof import('#store-file')> {
+  return import('#store-file');
+}
+
+/**
  * Exact (brute-force) vector search held entirely in memory, in pure TypeScript. Vectors live in
  * contiguous `Float32Array` pages; chunk objects are kept without their embedding so each vector is
  * stored once. Search scans every row that passes the filter and keeps the top `k` in a bounded
@@ -180,7 +202,7 @@ export class MemoryVectorStore implements VectorStore {
     }
     this.embedder = embedder;
     this.path = options.path === undefined ? undefined : checkPath(options.path, 'options.path');
-    this.capabilities = Object.freeze({ persistence: true, nativeFilter: true, textSearch: false, embeds: embedder !== undefined });
+    this.capabilities = Object.freeze({ persistence: true, nativeFilter: true, textSearch: false, embeds: embedder !== undefined, snapshot: true });
   }
 
   /** The vector dimension: from the options, or set by the first added vector. */
@@ -490,69 +512,146 @@ export class MemoryVectorStore implements VectorStore {
   }
 
   /**
-   * Writes the store to `path` (or `options.path`): a JSON header, the raw float32 vectors, then one
-   * JSON line per chunk. The file is written to a temporary sibling, flushed, then renamed over the
-   * target, so a crash during `save` leaves the previous file intact. Handles millions of chunks
-   * without building one giant string.
+   * Writes the store to `path` (or `options.path`) as a single-file snapshot (format version 2):
+   * the vectors as little-endian float32 rows and the chunks as a column-wise table, each part
+   * with its size and SHA-256 in a checksummed footer. The file goes to a temporary sibling that is
+   * flushed and renamed over the target, so a crash during `save` leaves the previous file intact,
+   * and temporaries of earlier saves that were killed are removed. Missing parent directories are
+   * created. Writes issued during a save wait for it; nothing is copied (a million chunks are
+   * streamed from the live pages). Node only (loaded on first use).
    */
   async save(path?: string): Promise<void> {
     const target = path === undefined ? this.path : checkPath(path, 'path');
     if (target === undefined) throw invalidArgument('path', 'a file path (no options.path was configured)', path);
-    // Checked and followed by the write in the same synchronous step (no await in between).
-    while (this.saving) await this.saving.catch(ignore);
-    const count = this.chunks.length;
-    const vectorSegments = this.vectors ? [...this.vectors.segments(count)].map((segment) => segment.data) : [];
-    // Writes wait for `saving`, so these live views stay consistent until the file is complete.
-    const saving = writeStoreFile(target, { metric: this.metric, dimensions: this.dimensionsValue, count }, vectorSegments, this.chunks.slice());
-    this.saving = saving;
-    try {
-      await saving;
-    } finally {
-      this.saving = undefined;
-    }
+    // The write lock is taken in this synchronous step: writes issued after `save` wait for it.
+    await this.exclusiveRead(async () => {
+      const { writeSnapshotFile } = await import('@zerda/persistence');
+      await writeSnapshotFile(target, await fileFormat(), (writer) => this.writeState(writer));
+    });
   }
 
   /**
-   * Opens a file written by {@link MemoryVectorStore.save}. Fails with `ZERDA_STORE_CORRUPT`
-   * (naming the path and the problem) when the file is truncated, malformed or inconsistent, and
-   * with `ZERDA_STORE_IO` when it cannot be read. `options.metric`/`options.dimensions`, if given,
-   * must match the file.
+   * Writes the whole store into a snapshot (an engine snapshot's `vectors/` folder, or the file of
+   * {@link save}): `store.json`, `vectors.f32` and the chunk table. Writes wait until it is done.
+   */
+  async writeSnapshot(writer: SnapshotWriter): Promise<void> {
+    await this.exclusiveRead(() => this.writeState(writer));
+  }
+
+  /** Runs `operation` with writes held back (they wait for `saving`), one reader of the live state at a time. */
+  private async exclusiveRead<T>(operation: () => Promise<T>): Promise<T> {
+    // Checked and followed by the assignment in the same synchronous step (no await in between).
+    while (this.saving) await this.saving.catch(ignore);
+    // Synchronous from here to the assignment of `saving`.
+    const running = operation();
+    const saving = running.then(ignore, ignore);
+    this.saving = saving;
+    try {
+      return await running;
+    } finally {
+      if (this.saving === saving) this.saving = undefined;
+    }
+  }
+
+  private writeState(writer: SnapshotWriter): Promise<void> {
+    const count = this.chunks.length;
+    // Writes wait for `saving`, so these live views stay consistent until the snapshot is complete.
+    const segments = this.vectors ? [...this.vectors.segments(count)].map((segment) => segment.data) : [];
+    return writeStoreSnapshot(writer, { metric: this.metric, dimensions: this.dimensionsValue ?? null, count }, segments, this.chunks.slice());
+  }
+
+  /**
+   * Replaces the content of this empty store with a snapshot written by {@link writeSnapshot}.
+   * The snapshot's metric must be this store's, and its dimension the one fixed in the options (if
+   * any). Every file is verified before anything is adopted; a failure leaves the store empty.
+   */
+  async readSnapshot(reader: SnapshotReader): Promise<void> {
+    if (this.chunks.length > 0) throw createError('ZERDA_UNSUPPORTED', { operation: 'readSnapshot', component: 'a MemoryVectorStore that holds chunks', reason: 'restore into an empty store' });
+    const header = await readStoreHeader(reader);
+    if (header.metric !== this.metric) {
+      throw reader.corrupt('store.json', 'consistency', `the snapshot's store uses metric "${header.metric}", this store "${this.metric}" (create it with { metric: '${header.metric}' })`);
+    }
+    if (this.dimensionsValue !== undefined && header.dimensions !== null && header.dimensions !== this.dimensionsValue) {
+      throw reader.corrupt('store.json', 'consistency', `the snapshot holds ${header.dimensions}-dimensional vectors, this store was created for ${this.dimensionsValue}`);
+    }
+    const dimensions = header.dimensions ?? this.dimensionsValue;
+    const pages = dimensions === undefined ? undefined : new VectorPages(dimensions);
+    pages?.ensureCapacity(header.count);
+    const chunks = await readStoreBody(reader, header, (firstRow, rows) => pages!.writeRows(firstRow, rows), pages?.pageRows ?? 1);
+    while (this.saving) await this.saving.catch(ignore);
+    if (this.chunks.length > 0) throw createError('ZERDA_UNSUPPORTED', { operation: 'readSnapshot', component: 'a MemoryVectorStore that holds chunks', reason: 'chunks were added while the snapshot was read' });
+    this.restore(chunks, pages, (reason) => reader.corrupt('vectors.f32', 'consistency', reason));
+    if (dimensions !== undefined) this.dimensionsValue = dimensions;
+  }
+
+  /**
+   * Opens a file written by {@link MemoryVectorStore.save} (this version's format, or the format-1
+   * files of earlier versions, which carry no checksum). Fails with `ZERDA_STORE_CORRUPT` — naming
+   * the path, the part and the failed check — when the file is truncated, damaged, malformed or
+   * inconsistent, and with `ZERDA_STORE_IO` when it cannot be read. `options.metric` and
+   * `options.dimensions`, if given, must match the file. Node only.
    */
   static async load(path: string, options: Omit<MemoryVectorStoreOptions, 'path'> = {}): Promise<MemoryVectorStore> {
     checkPath(path, 'path');
-    const file = await readStoreFile(path);
+    const { isSnapshotFile, readSnapshotFile } = await import('@zerda/persistence');
     const corrupt = (reason: string) => createError('ZERDA_STORE_CORRUPT', { path, reason });
-    if (options.metric !== undefined && options.metric !== file.header.metric) throw corrupt(`it was written with metric "${file.header.metric}", but options.metric is "${options.metric}"`);
-    if (options.dimensions !== undefined && file.header.dimensions !== null && options.dimensions !== file.header.dimensions) {
-      throw corrupt(`it holds ${file.header.dimensions}-dimensional vectors, but options.dimensions is ${options.dimensions}`);
+    const check = (header: { metric: VectorMetric; dimensions: number | null }): void => {
+      if (options.metric !== undefined && options.metric !== header.metric) throw corrupt(`it was written with metric "${header.metric}", but options.metric is "${options.metric}"`);
+      if (options.dimensions !== undefined && header.dimensions !== null && options.dimensions !== header.dimensions) {
+        throw corrupt(`it holds ${header.dimensions}-dimensional vectors, but options.dimensions is ${options.dimensions}`);
+      }
+    };
+    if (await isSnapshotFile(path)) {
+      return readSnapshotFile(path, await fileFormat(), async (reader) => {
+        const header = await readStoreHeader(reader);
+        check(header);
+        const store = new MemoryVectorStore({ ...options, metric: header.metric, ...(header.dimensions !== null ? { dimensions: header.dimensions } : {}), path });
+        await store.readSnapshot(reader);
+        return store;
+      });
     }
+    const { readStoreFile } = await storeFile();
+    const file = await readStoreFile(path);
+    check(file.header);
     const store = new MemoryVectorStore({ ...options, metric: file.header.metric, ...(file.header.dimensions !== null ? { dimensions: file.header.dimensions } : {}), path });
-    store.restore(file.chunks, file.vectors, path);
+    const dimensions = file.header.dimensions;
+    let pages: VectorPages | undefined;
+    if (dimensions !== null && file.header.count > 0) {
+      pages = new VectorPages(dimensions);
+      pages.ensureCapacity(file.header.count);
+      pages.writeRows(0, file.vectors);
+    }
+    store.restore(file.chunks, pages, corrupt);
     return store;
   }
 
-  /** Fills an empty store from already-validated chunks and their vectors (one per chunk). */
-  private restore(chunks: DocumentChunk[], vectors: Float32Array, path: string): void {
-    const dimensions = this.dimensionsValue;
-    if (chunks.length === 0 || dimensions === undefined) return;
-    const pages = (this.vectors = new VectorPages(dimensions));
-    pages.ensureCapacity(chunks.length);
-    this.ensureNormCapacity(pages.capacity);
-    for (let row = 0; row < chunks.length; row++) {
-      const chunk = chunks[row]!;
-      if (this.rowById.has(chunk.id)) throw createError('ZERDA_STORE_CORRUPT', { path, reason: `chunk id ${JSON.stringify(chunk.id)} appears twice` });
-      const vector = vectors.subarray(row * dimensions, (row + 1) * dimensions);
-      for (let d = 0; d < dimensions; d++) {
-        if (!Number.isFinite(vector[d]!)) throw createError('ZERDA_STORE_CORRUPT', { path, reason: `vector ${row} holds a non-finite value` });
-      }
-      this.rowById.set(chunk.id, row);
-      this.chunks.push(chunk);
-      pages.write(row, vector);
-      if (this.metric === 'cosine') {
-        const norm = Math.sqrt(squaredNorm(vector));
-        this.inverseNorms[row] = norm > 0 ? 1 / norm : 0;
+  /** Fills an empty store from already-verified chunks and their vectors (one row per chunk, in `pages`). */
+  private restore(chunks: DocumentChunk[], pages: VectorPages | undefined, corrupt: (reason: string) => Error): void {
+    const dimensions = pages?.dimensions;
+    if (chunks.length === 0 || pages === undefined || dimensions === undefined) return;
+    const rowById = new Map<string, number>();
+    const inverseNorms = new Float32Array(this.metric === 'cosine' ? pages.capacity : 0);
+    for (const segment of pages.segments(chunks.length)) {
+      const data = segment.data;
+      for (let local = 0; local < segment.rows; local++) {
+        const row = segment.firstRow + local;
+        const id = chunks[row]!.id;
+        if (rowById.has(id)) throw corrupt(`chunk id ${JSON.stringify(id)} appears twice`);
+        rowById.set(id, row);
+        let sum = 0;
+        for (let d = local * dimensions, end = d + dimensions; d < end; d++) {
+          const value = data[d]!;
+          if (!Number.isFinite(value)) throw corrupt(`vector ${row} holds a non-finite value`);
+          sum += value * value;
+        }
+        if (this.metric === 'cosine') inverseNorms[row] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
       }
     }
+    // Everything checked: adopt.
+    this.vectors = pages;
+    this.chunks = chunks;
+    for (const [id, row] of rowById) this.rowById.set(id, row);
+    this.inverseNorms = inverseNorms;
   }
 
   /**

@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
-import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createError, toDocumentChunk, type DocumentChunk, type VectorMetric, type ZerdaError } from '@zerda/types';
 
 /**
- * The file layout of a saved memory store:
+ * The format-1 file layout of a saved memory store, still read by `MemoryVectorStore.load` (this
+ * version writes format 2, a checksummed single-file snapshot; see store-snapshot.ts):
  *   line 1: a JSON header `{ format, formatVersion, metric, dimensions, count, littleEndian }` and `\n`
  *   then:   `count * dimensions` float32 values (the vectors, row by row)
  *   then:   `count` JSON lines, one chunk each (without its embedding), in row order
@@ -28,59 +28,8 @@ function ioError(operation: string, path: string, error: unknown): ZerdaError {
   return createError('ZERDA_STORE_IO', { operation, path, reason: error instanceof Error ? error.message : String(error) }, error);
 }
 
-async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.byteLength) {
-    const { bytesWritten } = await handle.write(bytes, written, bytes.byteLength - written);
-    written += bytesWritten;
-  }
-}
 
-/**
- * Writes the file atomically: everything goes to a temporary sibling which is flushed to disk and
- * then renamed over `path`. A crash at any point leaves either the old file or the new one.
- */
-export async function writeStoreFile(
-  path: string,
-  header: { metric: VectorMetric; dimensions: number | undefined; count: number },
-  vectorSegments: Float32Array[],
-  chunks: DocumentChunk[],
-): Promise<void> {
-  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.tmp`);
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(temporary, 'wx');
-    const headerLine = JSON.stringify({
-      format: FILE_FORMAT,
-      formatVersion: FILE_FORMAT_VERSION,
-      metric: header.metric,
-      dimensions: header.dimensions ?? null,
-      count: header.count,
-      littleEndian: endianness() === 'LE',
-    });
-    await writeAll(handle, Buffer.from(`${headerLine}\n`, 'utf8'));
-    for (const segment of vectorSegments) await writeAll(handle, new Uint8Array(segment.buffer, segment.byteOffset, segment.byteLength));
-    // Chunk lines in batches: bounded memory and few system calls.
-    const batch: string[] = [];
-    for (let i = 0; i < header.count; i++) {
-      batch.push(JSON.stringify(chunks[i]));
-      if (batch.length === 1024 || i === header.count - 1) {
-        await writeAll(handle, Buffer.from(`${batch.join('\n')}\n`, 'utf8'));
-        batch.length = 0;
-      }
-    }
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await rename(temporary, path);
-  } catch (error) {
-    await handle?.close().catch(() => undefined);
-    await unlink(temporary).catch(() => undefined);
-    throw ioError('save', path, error);
-  }
-}
-
-/** Reads and validates a file written by {@link writeStoreFile}. */
+/** Reads and validates a format-1 file (written by versions before 0.2; they carry no checksum). */
 export async function readStoreFile(path: string): Promise<{ header: StoreFileHeader; vectors: Float32Array; chunks: DocumentChunk[] }> {
   const corrupt = (reason: string) => createError('ZERDA_STORE_CORRUPT', { path, reason });
   let handle: FileHandle;

@@ -71,6 +71,17 @@ export class VectorPages {
     return this.page(row).slice(offset, offset + this.dimensions);
   }
 
+  /** Writes consecutive rows starting at `firstRow` (`data` holds whole rows; capacity must exist). */
+  writeRows(firstRow: number, data: Float32Array): void {
+    const rows = data.length / this.dimensions;
+    for (let done = 0; done < rows; ) {
+      const row = firstRow + done;
+      const inPage = Math.min(rows - done, this.pageRows - (row & this.pageMask));
+      this.page(row).set(data.subarray(done * this.dimensions, (done + inPage) * this.dimensions), this.offset(row));
+      done += inPage;
+    }
+  }
+
   copyRow(from: number, to: number): void {
     const source = this.page(from);
     const offset = this.offset(from);

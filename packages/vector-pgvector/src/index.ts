@@ -1,5 +1,7 @@
-export { PgVectorStore } from './pgvector-store.js';
-export type { PgVectorStoreOptions, PgVectorSearchOptions, PgVectorTextSearchOptions, CreateIndexOptions, IterativeScanMode, TextMatchMode } from './pgvector-store.js';
+export { PgVectorStore, DEFAULT_EF_SEARCH } from './pgvector-store.js';
+export type { PgVectorStoreOptions, PgVectorSearchOptions, PgVectorTextSearchOptions, CreateIndexOptions, IterativeScanMode, TextMatchMode, TextRanking, EfSearch } from './pgvector-store.js';
+export { DEFAULT_BM25, MAX_TERM_LENGTH } from './keyword-index.js';
+export type { Bm25Options } from './keyword-index.js';
 export { createPGliteStore, createNodePostgresStore } from './create-store.js';
 export type { CreatePGliteStoreOptions, CreateNodePostgresStoreOptions } from './create-store.js';
 export { toSqlClient, fromNodePostgres, fromPGlite, sqlClientKind, isPGliteLike, isNodePostgresPoolLike } from './sql-client.js';
@@ -9,5 +11,6 @@ export type { FilterColumns } from './filter-sql.js';
 export { IDENTIFIER_PATTERN, checkIdentifier } from './identifiers.js';
 export { SCHEMA_VERSION, HNSW_MAX_DIMENSIONS, METRIC_SQL } from './schema.js';
 export type { HnswParameters, TableComment } from './schema.js';
+export { keywordIndexNames } from './schema.js';
 export { DEFAULT_TEXT_SEARCH_CONFIGURATIONS, chooseTextSearchConfiguration } from './text-search-configuration.js';
 export { toVectorLiteral, fromVectorLiteral } from './vector-literal.js';

@@ -1,3 +1,4 @@
+import { DEFAULT_ANALYZER_OPTIONS, resolveAnalyzerOptions, type Analyzer, type AnalyzerOptions, type ResolvedAnalyzerOptions } from '@zerda/text';
 import {
   ZerdaError,
   createError,
@@ -22,12 +23,27 @@ import {
 import { compileFilter } from './filter-sql.js';
 import { checkIdentifier, quoteIdentifier } from './identifiers.js';
 import {
+  PostingColumns,
+  analyseChunk,
+  analyzerFor,
+  bm25ScoresSql,
+  checkBm25,
+  postingsInsertStatement,
+  queryTerms,
+  type Bm25Options,
+  type Bm25Parameters,
+} from './keyword-index.js';
+import {
   HNSW_MAX_DIMENSIONS,
   METRIC_SQL,
   checkExistingTable,
+  commentStatement,
+  dropKeywordIndexStatements,
   hnswIndexName,
   hnswIndexStatement,
   inspectTable,
+  keywordIndexNames,
+  keywordIndexStatements,
   qualifiedName,
   tableStatements,
   textSearchStatements,
@@ -43,6 +59,20 @@ export type IterativeScanMode = 'strict_order' | 'relaxed_order' | 'off';
 
 /** How `textSearch` combines the words of a query. */
 export type TextMatchMode = 'any' | 'all' | 'websearch';
+
+/**
+ * How `textSearch` ranks: `bm25` (default), Okapi BM25 over text analysed by `@zerda/text` with
+ * statistics kept in the database — the ranking of zerda's in-memory `KeywordRetriever`; or
+ * `ts_rank_cd`, PostgreSQL's cover-density rank over a `tsvector` column (no IDF, cheaper writes,
+ * and the only one that understands `match: 'websearch'`).
+ */
+export type TextRanking = 'bm25' | 'ts_rank_cd';
+
+/** `hnsw.ef_search` of a query: a candidate-list length (1–1000), or `'server'` for the server's own setting. */
+export type EfSearch = number | 'server';
+
+/** The `hnsw.ef_search` the store sets when none is given: the same default as zerda's other HNSW stores. */
+export const DEFAULT_EF_SEARCH = 128;
 
 /** Options of {@link PgVectorStore}. Only `connection` is required. */
 export interface PgVectorStoreOptions {
@@ -60,15 +90,30 @@ export interface PgVectorStoreOptions {
   hnsw?: false | Partial<HnswParameters>;
   /** Do not build the HNSW index in `ensureSchema`; call `createIndex()` after a bulk load (much faster at scale). */
   deferIndex?: boolean;
-  /** Default `hnsw.ef_search` for queries (1–1000); raised to `k` when `k` is larger. Default: the server's (40). */
-  efSearch?: number;
+  /**
+   * `hnsw.ef_search` for queries (1–1000), raised to `k` when `k` is larger; set per query in a
+   * transaction. Default 128, as zerda's other HNSW stores (zerda's benchmark, 100k GloVe vectors:
+   * recall@10 0.93, where pgvector's own default of 40 gives 0.82). `'server'` leaves the server's
+   * setting (`postgresql.conf`, `ALTER ROLE … SET`) in force and only raises it to `k`.
+   */
+  efSearch?: EfSearch;
   /** Iterative index scans (pgvector 0.8+) for filtered queries, so a selective filter still fills `k`. Default `strict_order`. */
   iterativeScan?: IterativeScanMode;
   /** Rows per INSERT statement. Default 500. */
   batchSize?: number;
-  /** Keep a full-text column and index and answer `textSearch`. Default true. */
+  /** Keep a keyword index and answer `textSearch`. Default true. */
   textSearch?: boolean;
-  /** Text-search configurations the store may assign (must exist on the server). Default `['arabic', 'english', 'simple']`. */
+  /** How `textSearch` ranks (see {@link TextRanking}). Default `bm25`. */
+  textRanking?: TextRanking;
+  /**
+   * How the BM25 keyword index analyses text (`@zerda/text` Analyzer options; default: Arabic
+   * normalised and light-stemmed, English Porter2, stopwords dropped — `KeywordRetriever`'s
+   * defaults). Recorded in the table: a later store must use the same (or omit it).
+   */
+  analyzer?: AnalyzerOptions;
+  /** BM25 parameters of `textSearch` (default: the engine's k1 1.2, b 0.75, titleWeight 1). */
+  bm25?: Bm25Options;
+  /** Text-search configurations the store may assign (must exist on the server; `ts_rank_cd` ranking analyses with them). Default `['arabic', 'english', 'simple']`. */
   textSearchConfigurations?: readonly string[];
   /** Picks a chunk's configuration (one of `textSearchConfigurations`). Default: by detected language. */
   chooseTextSearchConfiguration?: (chunk: DocumentChunk) => string;
@@ -84,8 +129,8 @@ export interface PgVectorStoreOptions {
 
 /** Backend knobs `search` understands besides `k` and `filter`. */
 export interface PgVectorSearchOptions extends VectorSearchOptions {
-  /** `hnsw.ef_search` for this query (1–1000). */
-  efSearch?: number;
+  /** `hnsw.ef_search` for this query (1–1000, or `'server'`); overrides the store's `efSearch`. */
+  efSearch?: EfSearch;
   /** Bypass the HNSW index and scan exactly (ground truth for recall, or small filtered sets). */
   exact?: boolean;
   /** Overrides `options.iterativeScan` for this query. */
@@ -96,8 +141,10 @@ export interface PgVectorSearchOptions extends VectorSearchOptions {
 
 /** Options of {@link PgVectorStore.textSearch}. */
 export interface PgVectorTextSearchOptions extends VectorSearchOptions {
-  /** `any` (default): chunks containing any query word, ranked; `all`: every word; `websearch`: Google-like syntax (`"phrase"`, `-word`, `or`). */
+  /** `any` (default): chunks containing any query word, ranked; `all`: every word; `websearch`: Google-like syntax (`"phrase"`, `-word`, `or`; `ts_rank_cd` ranking only). */
   match?: TextMatchMode;
+  /** BM25 parameters for this query (overrides the store's `bm25`; `bm25` ranking only). */
+  bm25?: Bm25Options;
 }
 
 /** Options of {@link PgVectorStore.createIndex}. */
@@ -120,6 +167,9 @@ const OPTION_KEYS = new Set([
   'iterativeScan',
   'batchSize',
   'textSearch',
+  'textRanking',
+  'analyzer',
+  'bm25',
   'textSearchConfigurations',
   'chooseTextSearchConfiguration',
   'includeEmbeddings',
@@ -130,6 +180,13 @@ const OPTION_KEYS = new Set([
 const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 const ITERATIVE_SCAN_MODES: readonly IterativeScanMode[] = ['strict_order', 'relaxed_order', 'off'];
 const MATCH_MODES: readonly TextMatchMode[] = ['any', 'all', 'websearch'];
+const TEXT_RANKINGS: readonly TextRanking[] = ['bm25', 'ts_rank_cd'];
+/** pgvector's own default `hnsw.ef_search`. */
+const PGVECTOR_DEFAULT_EF_SEARCH = 40;
+/** Rows analysed per transaction when a table gains its keyword index. */
+const BACKFILL_BATCH = 500;
+/** Postings per INSERT statement. */
+const POSTINGS_PER_STATEMENT = 50_000;
 const DEFAULT_HNSW: HnswParameters = { m: 16, efConstruction: 64 };
 /** pgvector's hard upper bound for `hnsw.ef_search`. */
 const MAX_EF_SEARCH = 1000;
@@ -160,6 +217,17 @@ function checkEnum<T extends string>(value: unknown, allowed: readonly T[], fiel
   if (!allowed.includes(value as T)) throw invalidArgument(field, `one of ${allowed.map((item) => `"${item}"`).join(', ')}`, value);
   return value as T;
 }
+
+function checkEfSearch(value: unknown, field: string): EfSearch {
+  return value === 'server' ? 'server' : checkInteger(value, field, 1, MAX_EF_SEARCH);
+}
+
+function sameAnalyzer(a: ResolvedAnalyzerOptions, b: ResolvedAnalyzerOptions): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Thrown inside a write transaction that finds a keyword index this store did not know about. */
+class StaleLayoutError extends Error {}
 
 function checkHnsw(value: unknown, field: string): HnswParameters | false {
   if (value === false) return false;
@@ -208,6 +276,23 @@ function compareHits(a: VectorSearchHit, b: VectorSearchHit): number {
   return b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0);
 }
 
+/**
+ * Orders strings by code point, as PostgreSQL's "C" collation orders their UTF-8 bytes (JavaScript's
+ * `<` compares UTF-16 code units, which puts U+E000–U+FFFF above supplementary characters).
+ */
+function compareCodePoints(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index++) {
+    const x = a.charCodeAt(index);
+    const y = b.charCodeAt(index);
+    if (x === y) continue;
+    // Surrogates (D800–DFFF) encode code points above FFFF: move them above E000–FFFF.
+    const shift = (unit: number) => (unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit);
+    return shift(x) - shift(y);
+  }
+  return a.length - b.length;
+}
+
 function versionAtLeast(version: string | undefined, major: number, minor: number): boolean {
   if (!version) return false;
   const [a = 0, b = 0] = version.split('.').map((part) => Number.parseInt(part, 10));
@@ -245,10 +330,16 @@ export class PgVectorStore implements VectorStore {
   private readonly configuredDimensions: number | undefined;
   private readonly hnsw: HnswParameters | false;
   private readonly deferIndex: boolean;
-  private readonly efSearch: number | undefined;
+  private readonly efSearch: EfSearch;
   private readonly iterativeScan: IterativeScanMode;
   private readonly batchSize: number;
   private readonly textSearchEnabled: boolean;
+  private readonly textRanking: TextRanking;
+  private readonly requestedAnalyzer: ResolvedAnalyzerOptions | undefined;
+  private readonly bm25: Bm25Parameters;
+  /** The table's BM25 keyword index (its analyzer), once known; false: the table has none. */
+  private keywordIndex: ResolvedAnalyzerOptions | false = false;
+  private analyzer: Analyzer | undefined;
   private readonly textSearchConfigurations: readonly string[];
   private readonly chooseConfiguration: (chunk: DocumentChunk) => string;
   private readonly includeEmbeddings: boolean;
@@ -275,10 +366,13 @@ export class PgVectorStore implements VectorStore {
     this.configuredDimensions = this.dimensionsValue;
     this.hnsw = options.hnsw === undefined ? { ...DEFAULT_HNSW } : checkHnsw(options.hnsw, 'options.hnsw');
     this.deferIndex = options.deferIndex === undefined ? false : checkBoolean(options.deferIndex, 'options.deferIndex');
-    this.efSearch = options.efSearch === undefined ? undefined : checkInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
+    this.efSearch = options.efSearch === undefined ? DEFAULT_EF_SEARCH : checkEfSearch(options.efSearch, 'options.efSearch');
     this.iterativeScan = options.iterativeScan === undefined ? 'strict_order' : checkEnum(options.iterativeScan, ITERATIVE_SCAN_MODES, 'options.iterativeScan');
     this.batchSize = options.batchSize === undefined ? 500 : checkInteger(options.batchSize, 'options.batchSize', 1, 100_000);
     this.textSearchEnabled = options.textSearch === undefined ? true : checkBoolean(options.textSearch, 'options.textSearch');
+    this.textRanking = options.textRanking === undefined ? 'bm25' : checkEnum(options.textRanking, TEXT_RANKINGS, 'options.textRanking');
+    this.requestedAnalyzer = options.analyzer === undefined ? undefined : resolveAnalyzerOptions(options.analyzer);
+    this.bm25 = checkBm25(options.bm25, 'options.bm25');
     const configurations = options.textSearchConfigurations ?? DEFAULT_TEXT_SEARCH_CONFIGURATIONS;
     if (!Array.isArray(configurations) || configurations.length === 0) {
       throw invalidArgument('options.textSearchConfigurations', 'a non-empty array of text-search configuration names', configurations);
@@ -321,6 +415,11 @@ export class PgVectorStore implements VectorStore {
     return qualifiedName({ schema: this.schema, table: this.collection });
   }
 
+  /** Where the data lives, for engine snapshots' identity check: the quoted `"schema"."table"` (never the connection). */
+  get location(): string {
+    return this.qualifiedTableName;
+  }
+
   private tooManyDimensionsForHnsw(dimensions: number, field: string): ZerdaError {
     return createError('ZERDA_UNSUPPORTED', {
       operation: `an HNSW index on ${dimensions}-dimensional vectors (${field})`,
@@ -333,8 +432,32 @@ export class PgVectorStore implements VectorStore {
     if (this.closed) throw createError('ZERDA_NOT_READY', { component: `pgvector store ${this.schema}.${this.collection}`, reason: 'it was closed' });
   }
 
-  private layout(dimensions: number): TableLayout {
-    return { schema: this.schema, table: this.collection, metric: this.metric, dimensions, hnsw: this.hnsw, textSearch: this.textSearchEnabled };
+  private layout(dimensions: number, keywordIndex: ResolvedAnalyzerOptions | false = this.keywordIndex): TableLayout {
+    return {
+      schema: this.schema,
+      table: this.collection,
+      metric: this.metric,
+      dimensions,
+      hnsw: this.hnsw,
+      fullText: this.textSearchEnabled && this.textRanking === 'ts_rank_cd',
+      keywordIndex,
+    };
+  }
+
+  /** The quoted names of the keyword index's tables. */
+  private get keywordTables(): { postings: string; statistics: string; postingsName: string } {
+    const names = keywordIndexNames(this.collection);
+    return {
+      postings: qualifiedName({ schema: this.schema, table: names.postings }),
+      statistics: qualifiedName({ schema: this.schema, table: names.statistics }),
+      postingsName: `${this.schema}.${names.postings}`,
+    };
+  }
+
+  /** Takes the table's keyword index (and its analyzer) as this store's. */
+  private useKeywordIndex(options: ResolvedAnalyzerOptions | false): void {
+    this.keywordIndex = options;
+    this.analyzer = options ? analyzerFor(options) : undefined;
   }
 
   /** Runs `fn` in a transaction when the client supports one (writes are then all-or-nothing). */
@@ -346,11 +469,14 @@ export class PgVectorStore implements VectorStore {
    * Creates what the collection needs, idempotently: the `vector` extension, the schema, the table
    * (`id` primary key, `doc_id`, `text`, `source`, `title`, `metadata` JSONB, `position` JSONB,
    * `timestamp_ms`, `language` regconfig, `embedding vector(d)`, generated `tsv`), a B-tree on
-   * `doc_id`, GIN indexes on metadata (`jsonb_path_ops`) and `tsv`, and the HNSW index (unless
-   * `deferIndex`). An existing table is checked instead: its dimension (read from the catalog),
-   * metric and layout version must match, otherwise a ZerdaError says what differs. Without a
-   * known dimension the table is created by the first `add`. Safe to call concurrently, from
-   * several processes too (a transaction-scoped advisory lock serialises creation).
+   * `doc_id`, a GIN index on metadata (`jsonb_path_ops`), the text index — the BM25 keyword
+   * index (postings and statistics tables kept by triggers) or, with `textRanking: 'ts_rank_cd'`,
+   * a GIN index on `tsv` — and the HNSW index (unless `deferIndex`). An existing table is checked
+   * instead: its dimension (read from the catalog), metric, layout version and analyzer must match,
+   * otherwise a ZerdaError says what differs; a text index it lacks is added (rows already there
+   * are analysed then, in batches). Without a known dimension the table is created by the first
+   * `add`. Safe to call concurrently, from several processes too (a transaction-scoped advisory
+   * lock serialises creation).
    */
   async ensureSchema(): Promise<void> {
     this.assertOpen();
@@ -387,33 +513,92 @@ export class PgVectorStore implements VectorStore {
       this.pgvectorVersion = await this.extensionReady;
       const ready = await this.inTransaction(async (client) => {
         await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`zerda:${this.schema}.${this.collection}`]);
+        const wantKeywordIndex = this.textSearchEnabled && this.textRanking === 'bm25';
         const existing = await inspectTable(client, this.schema, this.collection);
         if (existing) {
-          const tableDimensions = checkExistingTable(existing, `${this.schema}.${this.collection}`, { metric: this.metric, dimensions: this.dimensionsValue });
+          const name = `${this.schema}.${this.collection}`;
+          const tableDimensions = checkExistingTable(existing, name, { metric: this.metric, dimensions: this.dimensionsValue });
           if (this.hnsw && tableDimensions > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(tableDimensions, 'the existing table');
-          const layout = this.layout(tableDimensions);
           await this.checkTextSearchConfigurations(client);
-          if (this.textSearchEnabled && !existing.hasTextSearchColumn) {
+          let keywordIndex: ResolvedAnalyzerOptions | false = false;
+          if (existing.hasKeywordIndex) {
+            keywordIndex = existing.comment!.analyzer ?? { ...DEFAULT_ANALYZER_OPTIONS };
+            if (this.requestedAnalyzer && !sameAnalyzer(this.requestedAnalyzer, keywordIndex)) {
+              throw createError('ZERDA_INVALID_CONFIG', {
+                field: 'options.analyzer',
+                expected: `the analyzer table ${name} was indexed with (${JSON.stringify(keywordIndex)}), or no analyzer option`,
+                received: JSON.stringify(this.requestedAnalyzer),
+              });
+            }
+          } else if (wantKeywordIndex) {
+            keywordIndex = this.requestedAnalyzer ?? { ...DEFAULT_ANALYZER_OPTIONS };
+            const upgraded = this.layout(tableDimensions, keywordIndex);
+            for (const statement of keywordIndexStatements(upgraded)) await client.query(statement);
+            await client.query(commentStatement(upgraded));
+          }
+          const layout = this.layout(tableDimensions, keywordIndex);
+          if (layout.fullText && !existing.hasTextSearchColumn) {
             for (const statement of textSearchStatements(layout)) await client.query(statement);
           }
           if (this.hnsw && !this.deferIndex && !existing.hasHnswIndex) await client.query(hnswIndexStatement(layout, this.hnsw));
           this.dimensionsValue = tableDimensions;
+          this.useKeywordIndex(keywordIndex);
           return true;
         }
         if (dimensions === undefined) return false;
         if (this.hnsw && dimensions > HNSW_MAX_DIMENSIONS) throw this.tooManyDimensionsForHnsw(dimensions, 'the first vector');
         await this.checkTextSearchConfigurations(client);
         if (this.schema !== 'public') await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdentifier(this.schema)}`);
-        const layout = this.layout(dimensions);
+        const layout = this.layout(dimensions, wantKeywordIndex ? (this.requestedAnalyzer ?? { ...DEFAULT_ANALYZER_OPTIONS }) : false);
         for (const statement of tableStatements(layout)) await client.query(statement);
         if (this.hnsw && !this.deferIndex) await client.query(hnswIndexStatement(layout, this.hnsw));
         this.dimensionsValue = dimensions;
+        this.useKeywordIndex(layout.keywordIndex);
         return true;
       });
+      if (ready && this.keywordIndex) await this.analyseUnanalysedRows();
       if (ready) this.tableReady = true;
       return ready;
     } catch (error) {
       throw backendError('ensureSchema', error);
+    }
+  }
+
+  /**
+   * Analyses the rows that have no keyword-index entry yet (a table that gained its keyword index,
+   * or rows written by a process that did not know of it), in batches of one transaction each, so
+   * the work survives an interruption and resumes at the next open. Rows another writer holds
+   * locked are skipped: that writer indexes them itself.
+   */
+  private async analyseUnanalysedRows(): Promise<void> {
+    const { postings } = this.keywordTables;
+    const table = this.qualifiedTableName;
+    for (;;) {
+      const analysed = await this.inTransaction(async (client) => {
+        const { rows } = await client.query<{ id: string; text: string; title: string | null }>(
+          `SELECT id, text, title FROM ${table} WHERE text_length IS NULL ORDER BY id LIMIT ${BACKFILL_BATCH} FOR UPDATE SKIP LOCKED`,
+        );
+        if (rows.length === 0) return 0;
+        const columns = new PostingColumns();
+        const textLengths: number[] = [];
+        const titleLengths: number[] = [];
+        for (const row of rows) {
+          const analysis = analyseChunk(this.analyzer!, row.text, row.title ?? undefined);
+          columns.push(row.id, analysis);
+          textLengths.push(analysis.textLength);
+          titleLengths.push(analysis.titleLength);
+        }
+        const ids = rows.map((row) => row.id);
+        await client.query(
+          `UPDATE ${table} AS t SET text_length = u.text_length, title_length = u.title_length
+             FROM unnest($1::text[], $2::int4[], $3::int4[]) AS u(id, text_length, title_length) WHERE t.id = u.id`,
+          [ids, textLengths, titleLengths],
+        );
+        await client.query(`DELETE FROM ${postings} WHERE chunk_id = ANY($1::text[])`, [ids]);
+        for (const slice of columns.slices(POSTINGS_PER_STATEMENT)) await client.query(postingsInsertStatement(postings), slice);
+        return rows.length;
+      });
+      if (analysed < BACKFILL_BATCH) return;
     }
   }
 
@@ -490,10 +675,25 @@ export class PgVectorStore implements VectorStore {
    * Adds or replaces chunks (each needs an `embedding`). The whole call is validated first —
    * chunk shape, unique ids, every embedding's values and dimension, text PostgreSQL can store —
    * then written as multi-row `INSERT … ON CONFLICT (id) DO UPDATE` statements of `batchSize`
-   * rows inside one transaction, so a failure in any batch rolls back all of them.
+   * rows inside one transaction, so a failure in any batch rolls back all of them. With the BM25
+   * keyword index, each batch's postings are replaced in the same transaction (after the upsert
+   * has locked the rows, so concurrent writers of one id apply whole, one after the other) and
+   * triggers keep the collection statistics exact.
    */
   async add(chunks: DocumentChunk[]): Promise<void> {
     this.assertOpen();
+    try {
+      await this.addOnce(chunks);
+    } catch (error) {
+      if (!(error instanceof StaleLayoutError)) throw error;
+      // Another process gave the table its keyword index after this store opened it: learn it, write again.
+      this.tableReady = false;
+      await this.prepare(this.dimensionsValue);
+      await this.addOnce(chunks);
+    }
+  }
+
+  private async addOnce(chunks: DocumentChunk[]): Promise<void> {
     const validated = toDocumentChunks(chunks, 'chunks');
     if (validated.length === 0) return;
     for (let i = 0; i < validated.length; i++) {
@@ -526,19 +726,33 @@ export class PgVectorStore implements VectorStore {
       // Another process created the table with another dimension between our check and now.
       throw createError('ZERDA_DIMENSION_MISMATCH', { field: 'chunks[0].embedding', received: String(dimensions), expected: String(this.dimensionsValue) });
     }
-    const statement = `INSERT INTO ${this.qualifiedTableName} AS t (id, doc_id, text, source, title, metadata, position, timestamp_ms, language, embedding)
-      SELECT u.id, u.doc_id, u.text, u.source, u.title, u.metadata::jsonb, u.position::jsonb, u.timestamp_ms, u.language::regconfig, u.embedding::vector
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::text[], $10::text[])
-          AS u(id, doc_id, text, source, title, metadata, position, timestamp_ms, language, embedding)
+    // Rows are written (and locked) in one global order — the ids' "C" collation order — so two
+    // concurrent adds sharing ids wait for each other instead of deadlocking; deletes lock rows in
+    // that order too. The order of chunks within one call carries no meaning (ids are unique).
+    const order = validated.map((_, index) => index).sort((a, b) => compareCodePoints(validated[a]!.id, validated[b]!.id));
+    const keyword = this.keywordIndex !== false;
+    const lengthColumns = keyword ? ', text_length, title_length' : '';
+    const statement = `INSERT INTO ${this.qualifiedTableName} AS t (id, doc_id, text, source, title, metadata, position, timestamp_ms, language, embedding${lengthColumns})
+      SELECT u.id, u.doc_id, u.text, u.source, u.title, u.metadata::jsonb, u.position::jsonb, u.timestamp_ms, u.language::regconfig, u.embedding::vector${keyword ? ', u.text_length, u.title_length' : ''}
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::float8[], $9::text[], $10::text[]${keyword ? ', $11::int4[], $12::int4[]' : ''})
+          AS u(id, doc_id, text, source, title, metadata, position, timestamp_ms, language, embedding${lengthColumns})
       ON CONFLICT (id) DO UPDATE SET doc_id = EXCLUDED.doc_id, text = EXCLUDED.text, source = EXCLUDED.source, title = EXCLUDED.title,
         metadata = EXCLUDED.metadata, position = EXCLUDED.position, timestamp_ms = EXCLUDED.timestamp_ms,
-        language = EXCLUDED.language, embedding = EXCLUDED.embedding`;
+        language = EXCLUDED.language, embedding = EXCLUDED.embedding${keyword ? ', text_length = EXCLUDED.text_length, title_length = EXCLUDED.title_length' : ''}`;
+    const { postings, postingsName } = this.keywordTables;
     try {
       await this.inTransaction(async (client) => {
-        for (let start = 0; start < validated.length; start += this.batchSize) {
-          const batch = validated.slice(start, start + this.batchSize);
-          await client.query(statement, [
-            batch.map((chunk) => chunk.id),
+        if (!keyword) {
+          // A store that opened the table before another process added the keyword index must not write unindexed rows.
+          const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [postingsName]);
+          if (rows[0]?.present) throw new StaleLayoutError();
+        }
+        for (let start = 0; start < order.length; start += this.batchSize) {
+          const positions = order.slice(start, start + this.batchSize);
+          const batch = positions.map((position) => validated[position]!);
+          const ids = batch.map((chunk) => chunk.id);
+          const parameters: unknown[] = [
+            ids,
             batch.map((chunk) => chunk.docId),
             batch.map((chunk) => chunk.text),
             batch.map((chunk) => chunk.source),
@@ -546,12 +760,27 @@ export class PgVectorStore implements VectorStore {
             batch.map((chunk) => JSON.stringify(chunk.metadata)),
             batch.map((chunk) => JSON.stringify(chunk.position)),
             batch.map((chunk) => chunk.timestamp ?? null),
-            languages.slice(start, start + this.batchSize),
-            vectors.slice(start, start + this.batchSize),
-          ]);
+            positions.map((position) => languages[position]!),
+            positions.map((position) => vectors[position]!),
+          ];
+          if (!keyword) {
+            await client.query(statement, parameters);
+            continue;
+          }
+          // Analysed here, batch by batch, so the analyses of a large add are never all held at once.
+          const batchAnalyses = batch.map((chunk) => analyseChunk(this.analyzer!, chunk.text, chunk.title));
+          parameters.push(batchAnalyses.map((analysis) => analysis.textLength), batchAnalyses.map((analysis) => analysis.titleLength));
+          await client.query(statement, parameters);
+          // The upsert holds these rows' locks until commit: nobody else rewrites their postings meanwhile.
+          // (INSERT … SELECT FROM unnest keeps the array order, so the locks are taken in id order.)
+          await client.query(`DELETE FROM ${postings} WHERE chunk_id = ANY($1::text[])`, [ids]);
+          const columns = new PostingColumns();
+          batchAnalyses.forEach((analysis, index) => columns.push(ids[index]!, analysis));
+          for (const slice of columns.slices(POSTINGS_PER_STATEMENT)) await client.query(postingsInsertStatement(postings), slice);
         }
       });
     } catch (error) {
+      if (error instanceof StaleLayoutError) throw error;
       throw backendError('add', error);
     }
   }
@@ -596,14 +825,15 @@ export class PgVectorStore implements VectorStore {
   /**
    * k-nearest chunks by the configured distance, as similarities, best first. Runs
    * `ORDER BY embedding <op> $1 LIMIT k` so the HNSW index answers it; `hnsw.ef_search` is set for
-   * the query (to `efSearch`, and at least `k` up to 1000) and filtered queries use iterative index
-   * scans on pgvector 0.8+. `exact: true`, or `k` above 1000, scans without the index.
+   * the query (to `efSearch`, default 128, and at least `k` up to 1000; `'server'` keeps the
+   * server's setting, raised to `k`) and filtered queries use iterative index scans on pgvector
+   * 0.8+. `exact: true`, or `k` above 1000, scans without the index.
    */
   async search(vector: Embedding, options: PgVectorSearchOptions): Promise<VectorSearchHit[]> {
     this.assertOpen();
     const k = this.checkK(options);
     const filter = this.checkedFilter(options.filter, 'options.filter');
-    const efSearch = options.efSearch === undefined ? this.efSearch : checkInteger(options.efSearch, 'options.efSearch', 1, MAX_EF_SEARCH);
+    const efSearch = options.efSearch === undefined ? this.efSearch : checkEfSearch(options.efSearch, 'options.efSearch');
     const exactOption = options.exact === undefined ? false : checkBoolean(options.exact, 'options.exact');
     const iterativeScan = options.iterativeScan === undefined ? this.iterativeScan : checkEnum(options.iterativeScan, ITERATIVE_SCAN_MODES, 'options.iterativeScan');
     let restrictTo: string[] | undefined;
@@ -631,19 +861,27 @@ export class PgVectorStore implements VectorStore {
     const text = `SELECT ${CHUNK_COLUMNS}${this.includeEmbeddings ? ', embedding::text AS embedding' : ''}, ${distance} AS distance
       FROM ${this.qualifiedTableName} WHERE ${where} ORDER BY ${order} LIMIT $${parameters.push(k)}`;
 
-    const settings: Array<[string, string]> = [];
+    // Each setting is [name, value] or [name, value, "at least the current value"].
+    const settings: Array<[string, string, boolean?]> = [];
     if (exact) settings.push(['enable_indexscan', 'off']);
     else if (this.hnsw) {
-      const ef = Math.max(efSearch ?? 0, Math.min(k, MAX_EF_SEARCH));
-      // pgvector's default ef_search is 40; only a larger k or an explicit value needs a setting.
-      if (efSearch !== undefined || k > 40) settings.push(['hnsw.ef_search', String(ef)]);
+      const atLeastK = Math.min(k, MAX_EF_SEARCH);
+      if (efSearch !== 'server') settings.push(['hnsw.ef_search', String(Math.max(efSearch, atLeastK))]);
+      // The server's own setting: only a k above pgvector's default needs raising it (never lowering it).
+      else if (k > PGVECTOR_DEFAULT_EF_SEARCH) settings.push(['hnsw.ef_search', String(atLeastK), true]);
       if (filter && iterativeScan !== 'off' && versionAtLeast(this.pgvectorVersion, 0, 8)) settings.push(['hnsw.iterative_scan', iterativeScan]);
     }
     let rows: Array<ChunkRow & { distance: number | string | null }>;
     try {
       if (settings.length > 0 && this.client.transaction) {
         rows = await this.client.transaction(async (client) => {
-          for (const [name, value] of settings) await client.query('SELECT set_config($1, $2, true)', [name, value]);
+          for (const [name, value, atLeast] of settings) {
+            if (atLeast) {
+              await client.query(`SELECT set_config($1, greatest(coalesce(current_setting($1, true), '${PGVECTOR_DEFAULT_EF_SEARCH}')::int, $2::int)::text, true)`, [name, value]);
+            } else {
+              await client.query('SELECT set_config($1, $2, true)', [name, value]);
+            }
+          }
           return (await client.query<ChunkRow & { distance: number | string | null }>(text, parameters)).rows;
         });
       } else {
@@ -681,10 +919,14 @@ export class PgVectorStore implements VectorStore {
   }
 
   /**
-   * Keyword search with PostgreSQL full text: each row was analysed with its own configuration
-   * (`arabic`, `english` or `simple`), and the query is analysed with each configuration and
-   * matched against the rows of that configuration (GIN-indexed). Scores are `ts_rank_cd` cover
-   * density ranks (title words weigh more), similarities >= 0, best first.
+   * Keyword search inside PostgreSQL, best first, scores >= 0. With `textRanking: 'bm25'` (the
+   * default) the query is analysed by `@zerda/text` exactly as the rows were, and chunks holding
+   * any query term (`match: 'all'`: every term) are scored with Okapi BM25 from the postings and
+   * collection statistics of one snapshot — the scores `KeywordRetriever` gives the same chunks
+   * (ties: the smaller id first). With `ts_rank_cd`, each row was analysed with its own
+   * configuration (`arabic`, `english` or `simple`), the query is analysed with each configuration
+   * and matched against the rows of that configuration (GIN-indexed), and scores are `ts_rank_cd`
+   * cover-density ranks (title words weigh more).
    */
   async textSearch(query: string, options: PgVectorTextSearchOptions): Promise<VectorSearchHit[]> {
     this.assertOpen();
@@ -695,6 +937,14 @@ export class PgVectorStore implements VectorStore {
     if (!this.textSearchEnabled) {
       throw createError('ZERDA_UNSUPPORTED', { operation: 'textSearch', component: 'this pgvector store', reason: 'it was created with textSearch: false' });
     }
+    if (this.textRanking === 'bm25') {
+      if (match === 'websearch') {
+        throw createError('ZERDA_UNSUPPORTED', { operation: "textSearch with match: 'websearch'", component: 'BM25 ranking', reason: "web-search syntax needs PostgreSQL's tsquery: open the store with textRanking: 'ts_rank_cd'" });
+      }
+      const bm25 = checkBm25(options.bm25, 'options.bm25', this.bm25);
+      return this.bm25Search(query, k, filter, match === 'all', bm25);
+    }
+    if (options.bm25 !== undefined) throw invalidArgument('options.bm25', "no value (BM25 parameters apply with textRanking: 'bm25')", options.bm25);
     if (UNSTORABLE_CHARACTER.test(query)) query = query.replace(new RegExp(UNSTORABLE_CHARACTER.source, 'gu'), ' ');
     const words = [...new Set(query.split(/\s+/u).filter((word) => word.length > 0))].slice(0, MAX_QUERY_WORDS);
     if (k === 0 || words.length === 0) return [];
@@ -725,15 +975,52 @@ export class PgVectorStore implements VectorStore {
     }
   }
 
+  private async bm25Search(query: string, k: number, filter: MetadataFilter | undefined, requireAll: boolean, bm25: Bm25Parameters): Promise<VectorSearchHit[]> {
+    if (k === 0 || query.trim() === '') return [];
+    if (!(await this.prepare())) return [];
+    const { terms, weights } = queryTerms(this.analyzer!, query);
+    if (terms.length === 0) return [];
+    const parameters: unknown[] = [];
+    const bind = (value: unknown): string => `$${parameters.push(value)}`;
+    const { postings, statistics } = this.keywordTables;
+    const scores = bm25ScoresSql({
+      postings,
+      statistics,
+      terms: bind(terms),
+      weights: bind(weights),
+      k1: bind(bm25.k1),
+      b: bind(bm25.b),
+      titleWeight: bind(bm25.titleWeight),
+      ...(requireAll ? { requireAll: bind(terms.length) } : {}),
+    });
+    const columns = `${CHUNK_COLUMNS.split(', ').map((column) => `t.${column}`).join(', ')}${this.includeEmbeddings ? ', t.embedding::text AS embedding' : ''}`;
+    const where = compileFilter(filter, parameters, { metadata: 't.metadata', docId: 't.doc_id', source: 't.source' });
+    // Unfiltered, only the best k are joined to their rows; filtered, every scored chunk is checked first.
+    const text = filter
+      ? `SELECT ${columns}, s.score FROM (${scores}) s JOIN ${this.qualifiedTableName} t ON t.id = s.chunk_id
+          WHERE ${where} ORDER BY s.score DESC, t.id COLLATE "C" LIMIT ${bind(k)}`
+      : `SELECT ${columns}, s.score FROM (SELECT chunk_id, score FROM (${scores}) x ORDER BY score DESC, chunk_id COLLATE "C" LIMIT ${bind(k)}) s
+          JOIN ${this.qualifiedTableName} t ON t.id = s.chunk_id ORDER BY s.score DESC, t.id COLLATE "C"`;
+    try {
+      const { rows } = await this.client.query<ChunkRow & { score: number | string }>(text, parameters);
+      return rows.map((row) => ({ chunk: this.toChunk(row), score: Math.max(0, Number(row.score)) }));
+    } catch (error) {
+      throw backendError('textSearch', error);
+    }
+  }
+
   /** Runs `DELETE … WHERE column = ANY($1)` in slices of ids, in one transaction. */
   private async deleteWhere(column: 'id' | 'doc_id', values: string[], operation: string): Promise<void> {
-    const unique = [...new Set(values)];
+    const unique = [...new Set(values)].sort(compareCodePoints);
     if (unique.length === 0) return;
     if (!(await this.prepare())) return;
     try {
       await this.inTransaction(async (client) => {
         for (let start = 0; start < unique.length; start += IDS_PER_STATEMENT) {
-          await client.query(`DELETE FROM ${this.qualifiedTableName} WHERE ${column} = ANY($1::text[])`, [unique.slice(start, start + IDS_PER_STATEMENT)]);
+          const values = unique.slice(start, start + IDS_PER_STATEMENT);
+          // Lock the rows in the global id order first (as add() does), then delete them.
+          await client.query(`SELECT 1 FROM ${this.qualifiedTableName} WHERE ${column} = ANY($1::text[]) ORDER BY id COLLATE "C" FOR UPDATE`, [values]);
+          await client.query(`DELETE FROM ${this.qualifiedTableName} WHERE ${column} = ANY($1::text[])`, [values]);
         }
       });
     } catch (error) {
@@ -791,7 +1078,7 @@ export class PgVectorStore implements VectorStore {
     return out;
   }
 
-  /** Removes every chunk (TRUNCATE); the table, its indexes and its dimension stay. */
+  /** Removes every chunk (TRUNCATE, which empties the keyword index too); the table, its indexes and its dimension stay. */
   async clear(): Promise<void> {
     this.assertOpen();
     if (!(await this.prepare())) return;
@@ -802,15 +1089,19 @@ export class PgVectorStore implements VectorStore {
     }
   }
 
-  /** Drops the collection's table and its indexes. A dimension fixed in the options is kept; otherwise the next `add` decides again. */
+  /** Drops the collection's table, its indexes and its keyword index. A dimension fixed in the options is kept; otherwise the next `add` decides again. */
   async drop(): Promise<void> {
     this.assertOpen();
     try {
-      await this.client.query(`DROP TABLE IF EXISTS ${this.qualifiedTableName}`);
+      await this.inTransaction(async (client) => {
+        await client.query(`DROP TABLE IF EXISTS ${this.qualifiedTableName}`);
+        for (const statement of dropKeywordIndexStatements({ schema: this.schema, table: this.collection })) await client.query(statement);
+      });
     } catch (error) {
       throw backendError('drop', error);
     }
     this.tableReady = false;
+    this.useKeywordIndex(false);
     this.dimensionsValue = this.configuredDimensions;
   }
 

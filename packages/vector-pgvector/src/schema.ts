@@ -1,9 +1,16 @@
+import type { ResolvedAnalyzerOptions } from '@zerda/text';
 import { createError, type VectorMetric } from '@zerda/types';
 import { derivedName, quoteIdentifier } from './identifiers.js';
 import type { SqlClient } from './sql-client.js';
 
-/** Version of the table layout this package writes (kept in the table comment). */
-export const SCHEMA_VERSION = 1;
+/**
+ * Newest table layout this package writes and understands (kept in the table comment). Version 1:
+ * the chunk table (with a generated `tsvector` column when full-text ranking is on). Version 2 adds
+ * the BM25 keyword index: analysed lengths on each row, a postings table and a collection
+ * statistics table kept exact by triggers. A table without the keyword index stays at version 1,
+ * so processes running an older release keep working on it.
+ */
+export const SCHEMA_VERSION = 2;
 
 /** pgvector's HNSW index supports `vector` columns of at most this many dimensions. */
 export const HNSW_MAX_DIMENSIONS = 2000;
@@ -26,6 +33,8 @@ export interface TableComment {
   zerda: 'vector-pgvector';
   schemaVersion: number;
   metric: VectorMetric;
+  /** How the keyword index analysed the text (present from version 2, when the index exists). */
+  analyzer?: ResolvedAnalyzerOptions;
 }
 
 /** Everything the DDL needs to know about one collection's table. */
@@ -35,7 +44,10 @@ export interface TableLayout {
   metric: VectorMetric;
   dimensions: number;
   hnsw: HnswParameters | false;
-  textSearch: boolean;
+  /** Keep the generated `tsvector` column and its GIN index (`textRanking: 'ts_rank_cd'`). */
+  fullText: boolean;
+  /** Keep the BM25 keyword index, analysed with these options (`textRanking: 'bm25'`), or not. */
+  keywordIndex: ResolvedAnalyzerOptions | false;
 }
 
 /** `"schema"."table"` for a validated layout. */
@@ -47,10 +59,21 @@ export function qualifiedName(layout: Pick<TableLayout, 'schema' | 'table'>): st
 const TEXT_SEARCH_COLUMN =
   "tsv tsvector GENERATED ALWAYS AS (setweight(to_tsvector(language, coalesce(title, '')), 'A') || setweight(to_tsvector(language, text), 'B')) STORED";
 
+/** The table comment for a layout: version 2 with the analyzer when the keyword index exists, else version 1. */
+export function tableComment(layout: Pick<TableLayout, 'metric' | 'keywordIndex'>): TableComment {
+  return layout.keywordIndex
+    ? { zerda: 'vector-pgvector', schemaVersion: 2, metric: layout.metric, analyzer: layout.keywordIndex }
+    : { zerda: 'vector-pgvector', schemaVersion: 1, metric: layout.metric };
+}
+
+/** `COMMENT ON TABLE` with the layout's comment (JSON of validated options only; quotes doubled all the same). */
+export function commentStatement(layout: Pick<TableLayout, 'schema' | 'table' | 'metric' | 'keywordIndex'>): string {
+  return `COMMENT ON TABLE ${qualifiedName(layout)} IS '${JSON.stringify(tableComment(layout)).replace(/'/g, "''")}'`;
+}
+
 /** CREATE TABLE plus the indexes that do not depend on the HNSW settings. Every statement is idempotent. */
 export function tableStatements(layout: TableLayout): string[] {
   const table = qualifiedName(layout);
-  const comment: TableComment = { zerda: 'vector-pgvector', schemaVersion: SCHEMA_VERSION, metric: layout.metric };
   const statements = [
     `CREATE TABLE IF NOT EXISTS ${table} (
       id text PRIMARY KEY,
@@ -62,14 +85,15 @@ export function tableStatements(layout: TableLayout): string[] {
       position jsonb NOT NULL,
       timestamp_ms double precision,
       language regconfig NOT NULL DEFAULT 'simple',
-      embedding vector(${layout.dimensions}) NOT NULL${layout.textSearch ? `,\n      ${TEXT_SEARCH_COLUMN}` : ''}
+      embedding vector(${layout.dimensions}) NOT NULL${layout.fullText ? `,\n      ${TEXT_SEARCH_COLUMN}` : ''}
     )`,
     // A comment is readable by any client (psql \d+) and travels with dumps; it carries no user input.
-    `COMMENT ON TABLE ${table} IS '${JSON.stringify(comment)}'`,
+    commentStatement(layout),
     `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(derivedName(layout.table, 'doc_id'))} ON ${table} (doc_id)`,
     `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(derivedName(layout.table, 'metadata_gin'))} ON ${table} USING gin (metadata jsonb_path_ops)`,
   ];
-  if (layout.textSearch) statements.push(...textSearchStatements(layout));
+  if (layout.fullText) statements.push(...textSearchStatements(layout));
+  if (layout.keywordIndex) statements.push(...keywordIndexStatements(layout));
   return statements;
 }
 
@@ -79,6 +103,89 @@ export function textSearchStatements(layout: Pick<TableLayout, 'schema' | 'table
   return [
     `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS ${TEXT_SEARCH_COLUMN}`,
     `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(derivedName(layout.table, 'tsv_gin'))} ON ${table} USING gin (tsv)`,
+  ];
+}
+
+/** The tables and function of a collection's BM25 keyword index. */
+export function keywordIndexNames(table: string): { postings: string; statistics: string; sync: string } {
+  return { postings: derivedName(table, 'terms'), statistics: derivedName(table, 'term_stats'), sync: derivedName(table, 'terms_sync') };
+}
+
+/**
+ * The BM25 keyword index (layout version 2), idempotently:
+ * - `text_length`/`title_length` on each chunk row: how many analysed terms its text and title
+ *   have (NULL: not analysed yet; a partial index finds those rows for the backfill);
+ * - `<table>_terms`: one posting per (term, chunk) with the term's frequency in the text and in
+ *   the title and the chunk's lengths, keyed by term with everything scoring needs in the index
+ *   (an index-only scan per query term), plus an index on the chunk id for deletes;
+ * - `<table>_term_stats`: the number of analysed chunks and their total lengths, as one row per
+ *   writing backend (`pg_backend_pid()`), summed by queries. Each write transaction touches only
+ *   its own row, so concurrent writers never wait on each other there (nor deadlock);
+ * - statement-level triggers with transition tables keep the statistics exact for every insert,
+ *   update and delete of chunk rows — the store's or anyone's SQL — in the same transaction, and
+ *   drop the postings of deleted rows (TRUNCATE of the chunk table empties both tables).
+ * The store writes the postings of the rows it adds, after the upsert has locked those rows.
+ */
+export function keywordIndexStatements(layout: Pick<TableLayout, 'schema' | 'table'>): string[] {
+  const table = qualifiedName(layout);
+  const names = keywordIndexNames(layout.table);
+  const postings = qualifiedName({ schema: layout.schema, table: names.postings });
+  const statistics = qualifiedName({ schema: layout.schema, table: names.statistics });
+  const sync = qualifiedName({ schema: layout.schema, table: names.sync });
+  const delta = (rows: string, sign: string) =>
+    `SELECT ${sign}count(text_length) AS chunks, ${sign}coalesce(sum(text_length), 0) AS text_length, ${sign}coalesce(sum(title_length), 0) AS title_length FROM ${rows}`;
+  const addStatistics = (source: string) => `INSERT INTO ${statistics} AS s (slot, chunks, text_length, title_length)
+        SELECT pg_backend_pid(), d.chunks, d.text_length, d.title_length FROM (${source}) d
+         WHERE d.chunks <> 0 OR d.text_length <> 0 OR d.title_length <> 0
+        ON CONFLICT (slot) DO UPDATE SET chunks = s.chunks + excluded.chunks, text_length = s.text_length + excluded.text_length, title_length = s.title_length + excluded.title_length`;
+  const trigger = (suffix: string, event: string, referencing: string) => {
+    const name = quoteIdentifier(derivedName(layout.table, `terms_${suffix}`));
+    return [`DROP TRIGGER IF EXISTS ${name} ON ${table}`, `CREATE TRIGGER ${name} AFTER ${event} ON ${table} ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${sync}()`];
+  };
+  return [
+    `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS text_length integer, ADD COLUMN IF NOT EXISTS title_length integer`,
+    `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(derivedName(layout.table, 'unanalysed'))} ON ${table} (id) WHERE text_length IS NULL`,
+    `CREATE TABLE IF NOT EXISTS ${postings} (
+      term text NOT NULL,
+      chunk_id text NOT NULL,
+      text_frequency integer NOT NULL,
+      title_frequency integer NOT NULL,
+      text_length integer NOT NULL,
+      title_length integer NOT NULL,
+      PRIMARY KEY (term, chunk_id) INCLUDE (text_frequency, title_frequency, text_length, title_length)
+    )`,
+    `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(derivedName(names.postings, 'chunk_id'))} ON ${postings} (chunk_id)`,
+    `CREATE TABLE IF NOT EXISTS ${statistics} (slot integer PRIMARY KEY, chunks bigint NOT NULL, text_length bigint NOT NULL, title_length bigint NOT NULL)`,
+    // One function for the four triggers, branching on TG_OP (the pattern of PostgreSQL's own
+    // transition-table example); each statement refers only to the transition tables of its branch.
+    `CREATE OR REPLACE FUNCTION ${sync}() RETURNS trigger LANGUAGE plpgsql AS $zerda$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        ${addStatistics(delta('new_rows', ''))};
+      ELSIF TG_OP = 'UPDATE' THEN
+        ${addStatistics(`SELECT n.chunks - o.chunks AS chunks, n.text_length - o.text_length AS text_length, n.title_length - o.title_length AS title_length FROM (${delta('new_rows', '')}) n, (${delta('old_rows', '')}) o`)};
+      ELSIF TG_OP = 'DELETE' THEN
+        DELETE FROM ${postings} p USING old_rows o WHERE p.chunk_id = o.id;
+        ${addStatistics(delta('old_rows', '-'))};
+      ELSIF TG_OP = 'TRUNCATE' THEN
+        TRUNCATE ${postings}, ${statistics};
+      END IF;
+      RETURN NULL;
+    END
+    $zerda$`,
+    ...trigger('insert', 'INSERT', 'REFERENCING NEW TABLE AS new_rows'),
+    ...trigger('update', 'UPDATE', 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows'),
+    ...trigger('delete', 'DELETE', 'REFERENCING OLD TABLE AS old_rows'),
+    ...trigger('truncate', 'TRUNCATE', ''),
+  ];
+}
+
+/** Drops the keyword index's tables and function (the triggers go with the chunk table or with the function). */
+export function dropKeywordIndexStatements(layout: Pick<TableLayout, 'schema' | 'table'>): string[] {
+  const names = keywordIndexNames(layout.table);
+  return [
+    `DROP TABLE IF EXISTS ${qualifiedName({ schema: layout.schema, table: names.postings })}, ${qualifiedName({ schema: layout.schema, table: names.statistics })}`,
+    `DROP FUNCTION IF EXISTS ${qualifiedName({ schema: layout.schema, table: names.sync })}() CASCADE`,
   ];
 }
 
@@ -101,6 +208,8 @@ export interface ExistingTable {
   rawComment: string | null;
   hasTextSearchColumn: boolean;
   hasHnswIndex: boolean;
+  /** The postings and statistics tables of the BM25 keyword index exist. */
+  hasKeywordIndex: boolean;
 }
 
 /**
@@ -125,9 +234,11 @@ export async function inspectTable(client: SqlClient, schema: string, table: str
   );
   const embedding = columns.rows.find((column) => column.attname === 'embedding');
   const typmod = embedding ? Number(embedding.atttypmod) : NaN;
-  const indexes = await client.query<{ present: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM pg_class i JOIN pg_index x ON x.indexrelid = i.oid WHERE x.indrelid = $1::int8::oid AND i.relname = $2) AS present`,
-    [row.oid, hnswIndexName(table)],
+  const names = keywordIndexNames(table);
+  const indexes = await client.query<{ present: boolean; keyword: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_class i JOIN pg_index x ON x.indexrelid = i.oid WHERE x.indrelid = $1::int8::oid AND i.relname = $2) AS present,
+            (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $3 AND c.relname IN ($4, $5) AND c.relkind = 'r') = 2 AS keyword`,
+    [row.oid, hnswIndexName(table), schema, names.postings, names.statistics],
   );
   return {
     dimensions: embedding?.typname === 'vector' && typmod > 0 ? typmod : undefined,
@@ -135,6 +246,7 @@ export async function inspectTable(client: SqlClient, schema: string, table: str
     rawComment: row.comment,
     hasTextSearchColumn: columns.rows.some((column) => column.attname === 'tsv'),
     hasHnswIndex: indexes.rows[0]?.present === true,
+    hasKeywordIndex: indexes.rows[0]?.keyword === true,
   };
 }
 
@@ -144,6 +256,7 @@ function parseComment(comment: string | null): TableComment | undefined {
     const parsed = JSON.parse(comment) as Partial<TableComment>;
     if (parsed.zerda !== 'vector-pgvector' || typeof parsed.schemaVersion !== 'number') return undefined;
     if (parsed.metric !== 'cosine' && parsed.metric !== 'ip' && parsed.metric !== 'l2') return undefined;
+    if (parsed.analyzer !== undefined && (parsed.analyzer === null || typeof parsed.analyzer !== 'object')) return undefined;
     return parsed as TableComment;
   } catch {
     return undefined;

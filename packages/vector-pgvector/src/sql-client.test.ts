@@ -1,16 +1,19 @@
+import { EventEmitter } from 'node:events';
 import { ZerdaError } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
 import { fromNodePostgres, fromPGlite, sqlClientKind, toSqlClient, type SqlClient } from './sql-client.js';
 
-/** A stand-in for one node-postgres connection: records statements, can fail chosen ones. */
-class FakeConnection {
+/** A stand-in for one node-postgres connection: records statements, can fail chosen ones, emits 'error' like a client. */
+class FakeConnection extends EventEmitter {
   readonly log: string[] = [];
   released: Array<boolean | Error | undefined> = [];
   failOn = new Set<string>();
   /** Resolves the next statement only when `gate` resolves (to interleave calls deterministically). */
   gate: Promise<void> | undefined;
 
-  constructor(readonly name: string) {}
+  constructor(readonly name: string) {
+    super();
+  }
 
   async query(text: string): Promise<{ rows: unknown[] }> {
     this.log.push(text);
@@ -75,6 +78,23 @@ describe('fromNodePostgres with a Pool', () => {
     };
     await expect(client.transaction!(async () => Promise.reject(new Error('work failed')))).rejects.toThrow('work failed');
     expect(pool.connections[1]!.released).toEqual([true]);
+  });
+
+  it('listens for the error a checked-out connection emits when the server goes away, and destroys that connection', async () => {
+    const pool = new FakePool();
+    const client = fromNodePostgres(pool);
+    const lost = client.transaction!(async (transaction) => {
+      await transaction.query('INSERT 1');
+      // What node-postgres does when the postmaster dies mid-transaction: an 'error' event (which
+      // would crash the process without a listener) and a failing statement.
+      pool.connections[0]!.emit('error', new Error('terminating connection due to unexpected postmaster exit'));
+      throw new Error('Connection terminated unexpectedly');
+    });
+    await expect(lost).rejects.toThrow('Connection terminated unexpectedly');
+    expect(pool.connections[0]!.released).toEqual([true]);
+    expect(pool.connections[0]!.listenerCount('error')).toBe(0);
+    await client.transaction!(async (transaction) => transaction.query('SELECT 1'));
+    expect(pool.connections[1]!.released).toEqual([undefined]);
   });
 
   it('sends plain queries to the pool', async () => {

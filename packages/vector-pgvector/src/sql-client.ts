@@ -27,7 +27,13 @@ export interface NodePostgresClientLike {
 /** The part of a node-postgres `Pool` the adapter uses. */
 export interface NodePostgresPoolLike {
   query(text: string, params?: unknown[]): Promise<{ rows: unknown[] }>;
-  connect(): Promise<NodePostgresClientLike & { release(destroy?: boolean | Error): void }>;
+  connect(): Promise<
+    NodePostgresClientLike & {
+      release(destroy?: boolean | Error): void;
+      on?(event: 'error', listener: (error: Error) => void): unknown;
+      off?(event: 'error', listener: (error: Error) => void): unknown;
+    }
+  >;
   totalCount: number;
   idleCount: number;
 }
@@ -108,11 +114,19 @@ export function fromNodePostgres(connection: NodePostgresPoolLike | NodePostgres
       ...plainClient((text, params) => pool.query(text, params as unknown[])),
       async transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
         const checkedOut = await pool.connect();
+        // A checked-out client's connection error (the server went away) is an 'error' event that
+        // would crash the process unless someone listens; the statement in flight reports it anyway.
+        let lost = false;
+        const onError = (): void => {
+          lost = true;
+        };
+        checkedOut.on?.('error', onError);
         const outcome = await runInTransaction(
           plainClient((text, params) => checkedOut.query(text, params as unknown[])),
           fn,
         ).catch((error: unknown) => ({ error, broken: true }));
-        checkedOut.release('broken' in outcome && outcome.broken ? true : undefined);
+        checkedOut.off?.('error', onError);
+        checkedOut.release(lost || ('broken' in outcome && outcome.broken) ? true : undefined);
         if ('error' in outcome) throw outcome.error;
         return outcome.value;
       },

@@ -174,13 +174,14 @@ export class PineconeVectorStore implements VectorStore {
     return this.dimensionsValue;
   }
 
-  private location(): string {
+  /** Where the data lives (also the identity an engine snapshot records and checks; never credentials). */
+  get location(): string {
     return `${this.label}, namespace ${JSON.stringify(this.namespace)}`;
   }
 
   private backendError(operation: string, error: unknown): ZerdaError {
     if (ZerdaError.isInstance(error)) return error;
-    return createError('ZERDA_BACKEND_ERROR', { component: `Pinecone (${this.location()})`, operation, reason: error instanceof Error ? error.message : String(error) }, error);
+    return createError('ZERDA_BACKEND_ERROR', { component: `Pinecone (${this.location})`, operation, reason: error instanceof Error ? error.message : String(error) }, error);
   }
 
   /** The namespace field of every data-plane request (absent for Pinecone's default namespace). */
@@ -252,7 +253,7 @@ export class PineconeVectorStore implements VectorStore {
       const found = await this.fetchRecords(unique);
       if (present ? found.size === unique.length : found.size === 0) return;
       if (Date.now() >= deadline) {
-        throw createError('ZERDA_BACKEND_ERROR', { component: `Pinecone (${this.location()})`, operation, reason: `the write was not visible after ${timeoutMs} ms (Pinecone is eventually consistent; raise waitForWrites.timeoutMs)` });
+        throw createError('ZERDA_BACKEND_ERROR', { component: `Pinecone (${this.location})`, operation, reason: `the write was not visible after ${timeoutMs} ms (Pinecone is eventually consistent; raise waitForWrites.timeoutMs)` });
       }
       await sleep(intervalMs);
     }
@@ -297,7 +298,7 @@ export class PineconeVectorStore implements VectorStore {
         throw this.backendError('query', error);
       }
       return (response.matches ?? []).map((match) => ({
-        chunk: fromPineconeRecord(match.id, match.metadata, this.includeEmbeddings ? match.values : undefined, this.location()),
+        chunk: fromPineconeRecord(match.id, match.metadata, this.includeEmbeddings ? match.values : undefined, this.location),
         score: this.toSimilarity(Number(match.score)),
       }));
     };
@@ -321,7 +322,7 @@ export class PineconeVectorStore implements VectorStore {
         throw this.backendError('fetch', error);
       }
       for (const [id, record] of Object.entries(response.records ?? {})) {
-        found.set(id, fromPineconeRecord(id, record.metadata, this.includeEmbeddings ? record.values : undefined, this.location()));
+        found.set(id, fromPineconeRecord(id, record.metadata, this.includeEmbeddings ? record.values : undefined, this.location));
       }
     }
     return found;

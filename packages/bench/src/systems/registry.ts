@@ -8,6 +8,8 @@ export const SYSTEM_IDS = [
   'zerda-vector',
   'zerda-hybrid',
   'zerda-pgvector-text',
+  'zerda-pgvector-server-text',
+  'zerda-pgvector-tsrank-text',
   'zerda-lancedb-text',
   'minisearch',
   'orama-fulltext',
@@ -33,7 +35,9 @@ export const SYSTEM_INFO: Readonly<Record<SystemId, SystemInfo>> = {
   'zerda-keyword': { label: 'zerda KeywordRetriever', peer: false, kind: 'keyword', indexes: true },
   'zerda-vector': { label: 'zerda VectorRetriever', peer: false, kind: 'vector', indexes: true },
   'zerda-hybrid': { label: 'zerda HybridRetriever', peer: false, kind: 'hybrid', indexes: true },
-  'zerda-pgvector-text': { label: 'zerda StoreTextRetriever on PostgreSQL full-text (PGlite)', peer: false, kind: 'keyword', indexes: true },
+  'zerda-pgvector-text': { label: 'zerda StoreTextRetriever on PostgreSQL BM25 (PGlite)', peer: false, kind: 'keyword', indexes: true },
+  'zerda-pgvector-server-text': { label: 'zerda StoreTextRetriever on PostgreSQL BM25 (PostgreSQL server)', peer: false, kind: 'keyword', indexes: true },
+  'zerda-pgvector-tsrank-text': { label: 'zerda StoreTextRetriever on PostgreSQL ts_rank_cd (PGlite)', peer: false, kind: 'keyword', indexes: true },
   'zerda-lancedb-text': { label: 'zerda StoreTextRetriever on LanceDB BM25', peer: false, kind: 'keyword', indexes: true },
   minisearch: { label: 'MiniSearch 7.2.0', peer: true, kind: 'keyword', indexes: true },
   'orama-fulltext': { label: 'Orama 3.1.18 full-text', peer: true, kind: 'keyword', indexes: true },
@@ -73,11 +77,36 @@ export async function loadSystem(id: SystemId): Promise<SystemFactory> {
       return () =>
         new ZerdaStoreTextSystem(
           'zerda-pgvector-text',
-          "PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM): textSearch through PostgreSQL full-text search (tsvector per chunk in its language's configuration — 'arabic', 'english' or 'simple' — GIN index, ts_rank), read by StoreTextRetriever",
+          'PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM): textSearch with BM25 inside PostgreSQL (text analysed by @zerda/text as KeywordRetriever does; postings and collection statistics tables kept by triggers; k1 1.2, b 0.75, titleWeight 1 — the defaults), read by StoreTextRetriever',
           async () => {
             const store = await createPGliteStore({ dimensions: 1, includeEmbeddings: false, hnsw: false });
             return { store, close: () => store.close() };
           },
+        );
+    }
+    case 'zerda-pgvector-tsrank-text': {
+      const [{ ZerdaStoreTextSystem }, { createPGliteStore }] = await Promise.all([import('./zerda-systems.js'), import('@zerda/vector-pgvector')]);
+      return () =>
+        new ZerdaStoreTextSystem(
+          'zerda-pgvector-tsrank-text',
+          "PgVectorStore on PGlite 0.5.14 with textRanking: 'ts_rank_cd' (the previous default): PostgreSQL full-text search (tsvector per chunk in its language's configuration — 'arabic', 'english' or 'simple' — GIN index, ts_rank_cd, no IDF), read by StoreTextRetriever",
+          async () => {
+            const store = await createPGliteStore({ dimensions: 1, includeEmbeddings: false, hnsw: false, textRanking: 'ts_rank_cd' });
+            return { store, close: () => store.close() };
+          },
+        );
+    }
+    case 'zerda-pgvector-server-text': {
+      const [{ ZerdaStoreTextSystem }, { acquirePostgres, openServerStore }] = await Promise.all([import('./zerda-systems.js'), import('../postgres-server.js')]);
+      // The server starts outside the measured build (here, while loading the system).
+      const server = await acquirePostgres();
+      const clients = 8;
+      return () =>
+        new ZerdaStoreTextSystem(
+          'zerda-pgvector-server-text',
+          `PgVectorStore on a native PostgreSQL server over node-postgres (${server.description}, 127.0.0.1, pool of ${clients}): textSearch with BM25 inside PostgreSQL (as the PGlite row), read by StoreTextRetriever`,
+          () => openServerStore(server, clients, { collection: `bench_text_${process.pid}`, dimensions: 1, includeEmbeddings: false, hnsw: false }),
+          clients,
         );
     }
     case 'zerda-lancedb-text': {

@@ -25,6 +25,8 @@ export interface SearchSystem {
   /** Why the system could not serve this corpus, when it can tell (e.g. its analysis dropped every token). */
   diagnose?(): string | undefined;
   search(query: string, k: number): Promise<string[]>;
+  /** When set, the job also measures queries per second from this many concurrent callers (a server's connection pool). */
+  readonly concurrentClients?: number | undefined;
   close?(): Promise<void>;
 }
 

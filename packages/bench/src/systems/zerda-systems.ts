@@ -110,9 +110,11 @@ export class ZerdaStoreTextSystem implements SearchSystem {
   private retriever: StoreTextRetriever | undefined;
 
   constructor(
-    readonly id: 'zerda-pgvector-text' | 'zerda-lancedb-text',
+    readonly id: 'zerda-pgvector-text' | 'zerda-pgvector-server-text' | 'zerda-pgvector-tsrank-text' | 'zerda-lancedb-text',
     readonly settings: string,
     private readonly open: () => Promise<{ store: VectorStore; close: () => Promise<void> }>,
+    /** Clients the store serves at once (a server's connection pool): the job also measures their throughput. */
+    readonly concurrentClients?: number,
   ) {}
 
   private closeStore: (() => Promise<void>) | undefined;

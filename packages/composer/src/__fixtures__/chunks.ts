@@ -12,8 +12,9 @@ export function scored(id: string, text: string, extra: Partial<DocumentChunk> =
 }
 
 /** A query analysis as the engine's analyzer would produce it (keywords from the default analyzer). */
-export function analysisOf(query: string): QueryAnalysis {
+export function analysisOf(query: string, answerType?: QueryAnalysis['answerType']): QueryAnalysis {
   return {
+    ...(answerType ? { answerType } : {}),
     query,
     effectiveQuery: query,
     language: detectLanguage(query),

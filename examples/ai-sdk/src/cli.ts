@@ -1,0 +1,3 @@
+import { runAiSdkExample } from './index.js';
+
+await runAiSdkExample();

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { z } from 'zod';
+import { ContextEngine, type ContextResult } from '@zerda/context';
+import { contextMiddleware, renderContext, type ContextMetadata } from './context-middleware.js';
+
+const usage = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+  outputTokens: { total: 5, text: 5, reasoning: undefined },
+};
+const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
+
+async function engine(options: ConstructorParameters<typeof ContextEngine>[0] = {}) {
+  const engine = new ContextEngine({ ...options, config: { composer: { template: 'citations', maxContextLength: 1200 } } });
+  await engine.index([
+    { docId: 'bm25', source: 'docs/bm25.md', title: 'BM25', metadata: { tenant: 'acme' }, text: 'BM25 ranks documents by term frequency, inverse document frequency and document length normalisation.' },
+    { docId: 'chunking', source: 'docs/chunking.md', title: 'Chunking', metadata: { tenant: 'globex' }, text: 'Chunkers split documents into passages that keep sections, paragraphs and code blocks whole.' },
+    { docId: 'arabic', source: 'docs/arabic.md', title: 'العربية', metadata: { tenant: 'acme' }, text: 'تطبيع النص العربي يحذف الحركات والتطويل ويوحّد أشكال الألف قبل الفهرسة.' },
+  ]);
+  return engine;
+}
+
+describe('contextMiddleware with wrapLanguageModel and generateText (MockLanguageModelV4)', () => {
+  it('places the context as a system message after the leading system messages: the exact prompt the model received', async () => {
+    const zerda = await engine();
+    const contexts: ContextResult[] = [];
+    const mock = new MockLanguageModelV4({ doGenerate: answer('It uses term frequency [1].') });
+    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda, { onContext: (result) => void contexts.push(result) }) });
+    const result = await generateText({ model, system: 'You are a helpful assistant.', prompt: 'How does BM25 rank documents?' });
+
+    expect(contexts).toHaveLength(1);
+    const [built] = contexts;
+    expect(built!.chunks[0]?.chunk.docId).toBe('bm25');
+    expect(mock.doGenerateCalls[0]!.prompt).toEqual([
+      { role: 'system', content: 'You are a helpful assistant.' },
+      { role: 'system', content: `Answer using the context below, and cite the numbers of the passages you rely on.\n\n<context>\n${built!.context}\n</context>` },
+      { role: 'user', content: [{ type: 'text', text: 'How does BM25 rank documents?' }] },
+    ]);
+    const metadata = result.providerMetadata?.zerda as unknown as ContextMetadata;
+    expect(metadata.query).toBe('How does BM25 rank documents?');
+    expect(metadata.citations[0]).toMatchObject({ number: 1, docId: 'bm25', source: 'docs/bm25.md' });
+    expect(metadata.budget.used).toBe(built!.budget.used);
+  });
+
+  it('placement user: the context goes before the text of the last user message; Arabic gets an Arabic instruction', async () => {
+    const zerda = await engine();
+    const mock = new MockLanguageModelV4({ doGenerate: answer('تُحذف الحركات.') });
+    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda, { placement: 'user' }) });
+    await generateText({
+      model,
+      messages: [
+        { role: 'user', content: 'مرحبا' },
+        { role: 'assistant', content: 'أهلاً، كيف أساعدك؟' },
+        { role: 'user', content: 'كيف يُطبَّع النص العربي قبل الفهرسة؟' },
+      ],
+    });
+    const prompt = mock.doGenerateCalls[0]!.prompt;
+    expect(prompt.slice(0, 2)).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'مرحبا' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'أهلاً، كيف أساعدك؟' }] },
+    ]);
+    const last = prompt[2]!;
+    expect(last.role).toBe('user');
+    const parts = last.role === 'user' ? last.content : [];
+    expect(parts).toHaveLength(2);
+    expect(parts[1]).toEqual({ type: 'text', text: 'كيف يُطبَّع النص العربي قبل الفهرسة؟' });
+    const context = parts[0]?.type === 'text' ? parts[0].text : '';
+    expect(context.startsWith('أجب اعتماداً على السياق التالي')).toBe(true);
+    expect(context).toContain('تطبيع النص العربي');
+  });
+
+  it('leaves the prompt alone when nothing matches (skipEmpty) or there is no user text', async () => {
+    const zerda = await engine();
+    const mock = new MockLanguageModelV4({ doGenerate: [answer('a'), answer('b')] });
+    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda, { runOptions: { metadataFilters: { tenant: 'nobody' } } }) });
+    const result = await generateText({ model, prompt: 'How does BM25 rank documents?' });
+    expect(mock.doGenerateCalls[0]!.prompt).toEqual([{ role: 'user', content: [{ type: 'text', text: 'How does BM25 rank documents?' }] }]);
+    expect(result.providerMetadata?.zerda).toBeUndefined();
+    await generateText({ model, system: 'Only a system message.', messages: [{ role: 'assistant', content: 'Hello.' }] });
+    expect(mock.doGenerateCalls[1]!.prompt).toEqual([{ role: 'system', content: 'Only a system message.' }, { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] }]);
+  });
+
+  it("computes run options per request: one tenant's chunks never reach another's prompt", async () => {
+    const zerda = await engine();
+    const mock = new MockLanguageModelV4({ doGenerate: [answer('a'), answer('b')] });
+    const model = wrapLanguageModel({
+      model: mock,
+      middleware: contextMiddleware(zerda, { runOptions: ({ params }) => ({ metadataFilters: { tenant: String(params.headers?.['x-tenant']) } }) }),
+    });
+    await generateText({ model, prompt: 'documents passages ranking', headers: { 'x-tenant': 'globex' } });
+    await generateText({ model, prompt: 'documents passages ranking', headers: { 'x-tenant': 'acme' } });
+    const systemText = (call: number) => JSON.stringify(mock.doGenerateCalls[call]!.prompt);
+    expect(systemText(0)).toContain('Chunkers split documents');
+    expect(systemText(0)).not.toContain('BM25 ranks');
+    expect(systemText(1)).toContain('BM25 ranks');
+    expect(systemText(1)).not.toContain('Chunkers split');
+  });
+
+  it('a tool loop builds the context once, records one conversation turn, and places it on every step', async () => {
+    const zerda = await engine();
+    const contexts: ContextResult[] = [];
+    const mock = new MockLanguageModelV4({
+      doGenerate: [
+        { content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'clock', input: '{}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] },
+        answer('BM25 uses term frequency; it is noon.'),
+      ],
+    });
+    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda, { runOptions: { useHistory: true, recordTurn: true }, onContext: (result) => void contexts.push(result) }) });
+    const clock = tool({ description: 'The time', inputSchema: z.object({}), execute: async () => 'noon' });
+    await generateText({ model, tools: { clock }, prompt: 'How does BM25 rank documents, and what time is it?', stopWhen: stepCountIs(2) });
+    expect(mock.doGenerateCalls).toHaveLength(2);
+    expect(contexts).toHaveLength(1);
+    for (const call of mock.doGenerateCalls) expect(call.prompt[0]).toEqual({ role: 'system', content: renderContext(contexts[0]!) });
+    expect(zerda.getHistory()?.size).toBe(1);
+  });
+
+  it('streamText: the citations arrive on the finish part', async () => {
+    const zerda = await engine();
+    const mock = new MockLanguageModelV4({
+      doStream: {
+        stream: new ReadableStream({
+          start(controller) {
+            controller.enqueue({ type: 'stream-start', warnings: [] });
+            controller.enqueue({ type: 'text-start', id: 't' });
+            controller.enqueue({ type: 'text-delta', id: 't', delta: 'By term frequency.' });
+            controller.enqueue({ type: 'text-end', id: 't' });
+            controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
+            controller.close();
+          },
+        }),
+      },
+    });
+    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda) });
+    const result = streamText({ model, prompt: 'How does BM25 rank documents?' });
+    expect(await result.text).toBe('By term frequency.');
+    const metadata = (await result.providerMetadata)?.zerda as unknown as ContextMetadata;
+    expect(metadata.citations.map((citation) => citation.docId)).toContain('bm25');
+    expect(JSON.stringify(mock.doStreamCalls[0]!.prompt)).toContain('<context>');
+  });
+
+  it('rejects bad options and engines, naming the field', () => {
+    expect(() => contextMiddleware(null as never)).toThrow(/engine must be a ContextEngine/);
+    expect(() => contextMiddleware({ run: async () => ({}) } as never, { placement: 'assistant' } as never)).toThrow(/options\.placement must be one of "system", "user"/);
+    expect(() => contextMiddleware({ run: async () => ({}) } as never, { runOptions: 5 } as never)).toThrow(/options\.runOptions/);
+  });
+});

@@ -1,0 +1,96 @@
+import { answerInContext, normalizeForAnswerMatch } from '@zerda/retriever';
+import type { LengthCounter } from '@zerda/types';
+import type { BenchDataset } from './datasets.js';
+import { packNaively } from './context-metrics.js';
+import { documentContent } from './systems/search-system.js';
+
+/**
+ * answer-in-context@B: the share of questions whose context, built within budget B, holds a gold
+ * answer string (`answerInContext` of @zerda/retriever: NFKC, case folding, whitespace collapsed,
+ * Arabic diacritics/tatweel removed and alef forms unified, on both sides). Reported per split:
+ * parameters are chosen on `train`, results are read on the held-out split (`dev`, `test`).
+ */
+
+/** Character budgets of the answer-in-context rows. */
+export const ANSWER_CHAR_BUDGETS: readonly number[] = [300, 500, 1000, 2000];
+/** cl100k token budgets of the answer-in-context rows. */
+export const ANSWER_TOKEN_BUDGETS: readonly number[] = [100, 250, 500, 1000];
+
+/** The split group a query is reported in: `train` (where parameters are chosen) or `held-out` (dev/test). */
+export type SplitGroup = 'train' | 'held-out';
+
+/** The split group of a query; datasets without splits report every query as held out. */
+export function splitGroupOf(dataset: BenchDataset, queryId: string): SplitGroup {
+  return dataset.splits?.get(queryId) === 'train' ? 'train' : 'held-out';
+}
+
+/** The name of a dataset's held-out split (`dev`, `test` …), for reports. */
+export function heldOutName(dataset: BenchDataset): string {
+  const names = new Set([...(dataset.splits?.values() ?? [])].filter((split) => split !== 'train'));
+  return names.size === 0 ? 'all' : [...names].sort().join('+');
+}
+
+/** Queries of a dataset that have answers, by split group. */
+export function answeredQueries(dataset: BenchDataset): Record<SplitGroup, BenchDataset['queries']> {
+  const groups: Record<SplitGroup, BenchDataset['queries']> = { train: [], 'held-out': [] };
+  for (const query of dataset.queries) {
+    const answers = dataset.answers?.get(query.id);
+    if (answers && answers.length > 0) groups[splitGroupOf(dataset, query.id)].push(query);
+  }
+  return groups;
+}
+
+/** Counts how many contexts hold an answer. */
+export class AnswerTally {
+  #hits = 0;
+  #count = 0;
+
+  /** Records one question's context. */
+  add(context: string, answers: readonly string[]): boolean {
+    const hit = answerInContext(context, answers);
+    this.#count += 1;
+    if (hit) this.#hits += 1;
+    return hit;
+  }
+
+  /** Share of contexts that held an answer (0 when none was added). */
+  get rate(): number {
+    return this.#count === 0 ? 0 : this.#hits / this.#count;
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+}
+
+/** The ceiling: share of questions whose answer appears anywhere in the top `depth` documents (and in the first alone). */
+export function oracleRates(dataset: BenchDataset, run: Readonly<Record<string, readonly string[]>>, queries: BenchDataset['queries'], depth = 10): { topDepth: number; top1: number } {
+  const documents = new Map(dataset.documents.map((document) => [document.id, document]));
+  let any = 0;
+  let first = 0;
+  for (const query of queries) {
+    const answers = dataset.answers?.get(query.id) ?? [];
+    const texts = (run[query.id] ?? []).slice(0, depth).map((id) => {
+      const document = documents.get(id);
+      return document ? normalizeForAnswerMatch(documentContent(document)) : '';
+    });
+    if (texts.some((text) => answerInContext(text, answers, { normalizedContext: true }))) any += 1;
+    if (texts[0] !== undefined && answerInContext(texts[0], answers, { normalizedContext: true })) first += 1;
+  }
+  const count = Math.max(1, queries.length);
+  return { topDepth: any / count, top1: first / count };
+}
+
+/** answer-in-context of naive packing (top 10 documents joined by blank lines, cut at the budget) of a run. */
+export function naiveAnswerRate(dataset: BenchDataset, run: Readonly<Record<string, readonly string[]>>, queries: BenchDataset['queries'], budget: number, counter: LengthCounter): number {
+  const documents = new Map(dataset.documents.map((document) => [document.id, document]));
+  const tally = new AnswerTally();
+  for (const query of queries) {
+    const contents = (run[query.id] ?? []).slice(0, 10).flatMap((id) => {
+      const document = documents.get(id);
+      return document ? [documentContent(document)] : [];
+    });
+    tally.add(packNaively(contents, budget, counter), dataset.answers?.get(query.id) ?? []);
+  }
+  return tally.rate;
+}

@@ -1,0 +1,36 @@
+import type { ContextResult } from '@zerda/types';
+import { invalidArgument } from '@zerda/types';
+import { detectLanguage } from '@zerda/text';
+import type { RunOptions } from './options.js';
+
+/**
+ * What the framework bridges (`@zerda/ai-sdk`, `@zerda/langchain`, `@zerda/mcp`) need of an engine:
+ * its `run()`. A `ContextEngine` is one; so is anything that runs the pipeline the same way (a
+ * wrapper that adds a tenant filter, a handle bound to one conversation).
+ */
+export interface ContextRunner {
+  run(query: string, options?: RunOptions): Promise<ContextResult>;
+}
+
+/** Checks a bridge's engine argument: a `ZerdaError` naming `field` unless it has a `run` method. */
+export function assertContextRunner(engine: unknown, field = 'engine'): asserts engine is ContextRunner {
+  if (engine === null || typeof engine !== 'object' || typeof (engine as ContextRunner).run !== 'function') {
+    throw invalidArgument(field, 'a ContextEngine (an object with run(query, options))', engine);
+  }
+}
+
+/**
+ * The run options the framework bridges start from: no engine-level conversation history. The
+ * framework owns the conversation (AI SDK messages, LangChain memory, an MCP client), and one engine
+ * serves many users, so a bridge neither enriches a query with nor records it into the engine's
+ * single history unless the application asks for it (`useHistory` / `recordTurn` in its run options).
+ */
+export const BRIDGE_RUN_DEFAULTS: Readonly<Pick<RunOptions, 'useHistory' | 'recordTurn'>> = Object.freeze({ useHistory: false, recordTurn: false });
+
+/**
+ * What a bridge tells a model when the context is empty: one sentence, in Arabic for an Arabic
+ * query, in English otherwise (an empty string would read as a failure to call the tool).
+ */
+export function emptyContextMessage(query: string): string {
+  return detectLanguage(query) === 'ar' ? 'لم يُعثر على مقاطع ذات صلة في قاعدة المعرفة.' : 'No relevant passages were found in the knowledge base.';
+}

@@ -1,0 +1,20 @@
+import { ZerdaError } from '@zerda/types';
+
+/** Why a document could not be read (`details.kind` of its `ZERDA_DOCUMENT_UNREADABLE` error). */
+export type UnreadableKind = 'io' | 'encrypted' | 'corrupt' | 'empty' | 'encoding' | 'too_large';
+
+/** A `ZERDA_DOCUMENT_UNREADABLE` error naming the file, the format, the kind of failure and the reason. */
+export function unreadable(file: string, format: string, kind: UnreadableKind, reason: string, cause?: unknown): ZerdaError {
+  return new ZerdaError('ZERDA_DOCUMENT_UNREADABLE', { file, format, kind, reason }, cause === undefined ? {} : { cause });
+}
+
+/** A `ZERDA_UNSUPPORTED_FORMAT` error naming the file, what it looked like and what is supported. */
+export function unsupported(file: string, format: string | undefined, supported: string): ZerdaError {
+  return new ZerdaError('ZERDA_UNSUPPORTED_FORMAT', { file, ...(format ? { format } : {}), expected: supported });
+}
+
+/** The message of anything thrown, for a failure reason. */
+export function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}

@@ -1,0 +1,25 @@
+/**
+ * @zerda/loaders — documents from files, folders and buffers (Markdown, HTML, PDF, DOCX, text,
+ * CSV/TSV/JSON/JSONL) with metadata and a per-file error report, ready for a zerda chunker or
+ * `engine.indexDocuments`. Node only (it reads the file system).
+ */
+export { loadDocuments, streamDocuments, DocumentStream } from './load.js';
+export { pagesOfRange } from './parsers/pdf.js';
+export { layoutPdfPage, type PdfTextRun } from './pdf-layout.js';
+export { htmlToMarkdown } from './parsers/html.js';
+export { formatOfPath, formatOfType, SUPPORTED_EXTENSIONS } from './formats.js';
+export type { UnreadableKind } from './errors.js';
+export type {
+  BufferInput,
+  DocumentFormat,
+  FailedLoad,
+  FieldMapping,
+  LoadInput,
+  LoadOptions,
+  LoadProgress,
+  LoadReport,
+  LoadedDocument,
+  PageRange,
+  SkipCandidate,
+  SkippedLoad,
+} from './types.js';

@@ -1,0 +1,298 @@
+import { createHash } from 'node:crypto';
+import { open, stat, type FileHandle } from 'node:fs/promises';
+import {
+  createError,
+  scopedSnapshotName,
+  snapshotNameProblem,
+  type SnapshotCheck,
+  type SnapshotFileReader,
+  type SnapshotReader,
+  type ZerdaError,
+} from '@zerda/types';
+import { hashFile, readAt } from './files.js';
+
+/** One file of a snapshot as its manifest records it. */
+export interface SnapshotFileEntry {
+  name: string;
+  bytes: number;
+  sha256: string;
+  /** Where the file starts inside a single-file container (absent in a directory snapshot). */
+  offset?: number;
+}
+
+/** The manifest of a snapshot: what it is, who wrote it, and every file with its size and SHA-256. */
+export interface SnapshotManifest {
+  format: string;
+  formatVersion: number;
+  /** Version of the package that wrote it. */
+  zerdaVersion: string;
+  /** ISO time of the save. */
+  createdAt: string;
+  files: SnapshotFileEntry[];
+  /** A small summary chosen by the writer (counts, settings), for `inspect`-style tools. */
+  info?: Record<string, unknown>;
+}
+
+/** What a format is called and which versions of it a reader opens. */
+export interface SnapshotFormat {
+  /** Format name recorded in the manifest, e.g. `zerda-engine-snapshot`. */
+  format: string;
+  /** The version written. */
+  formatVersion: number;
+  /** Versions read (the written one included). Default: only `formatVersion`. */
+  readableVersions?: readonly number[];
+  /** Package and version doing the writing or reading, e.g. `@zerda/context 0.1.0`, for messages. */
+  producer: string;
+  /** Version recorded as `zerdaVersion`. */
+  zerdaVersion: string;
+  /**
+   * The error code of a failed check: `ZERDA_CORRUPT_SNAPSHOT` (default) or, for a store's own
+   * file, `ZERDA_STORE_CORRUPT` (the code stores document).
+   */
+  errorCode?: 'ZERDA_CORRUPT_SNAPSHOT' | 'ZERDA_STORE_CORRUPT';
+}
+
+/**
+ * The bookkeeping both snapshot writers share: checks a file name against the naming rule, that it
+ * was not written before, and that no other file is being written; then claims it.
+ */
+export function claimName(state: { names: Set<string>; busy: boolean }, full: string, kind: 'file' | 'directory' = 'file'): void {
+  const problem = snapshotNameProblem(full);
+  if (problem) throw createError('ZERDA_INVALID_ARGUMENT', { field: 'name', expected: problem, received: JSON.stringify(full) });
+  if (state.names.has(full)) throw createError('ZERDA_INVALID_ARGUMENT', { field: 'name', expected: `a ${kind} name not used before in this snapshot`, received: full });
+  if (state.busy) throw new Error(`SnapshotWriter: ${full} while another file is being written: await each writeFile`);
+  state.names.add(full);
+}
+
+/** Builds the error of a failed check on `file` of the snapshot at `path`. */
+export function snapshotError(format: Pick<SnapshotFormat, 'errorCode'>, path: string, file: string, check: SnapshotCheck, reason: string, cause?: unknown): ZerdaError {
+  if (format.errorCode === 'ZERDA_STORE_CORRUPT') {
+    return createError('ZERDA_STORE_CORRUPT', { path, file, check, reason: `${file} failed the ${check} check: ${reason}` }, cause);
+  }
+  return createError('ZERDA_CORRUPT_SNAPSHOT', { path, file, check, reason }, cause);
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+}
+
+/**
+ * Checks a parsed manifest: the format name, a readable version (the message says which version
+ * is needed otherwise), and a well-formed file list. Throws the format's error naming `file`.
+ */
+export function checkManifest(value: unknown, format: SnapshotFormat, fail: (check: SnapshotCheck, reason: string) => ZerdaError, container: boolean): SnapshotManifest {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw fail('json', 'expected a JSON object');
+  const manifest = value as SnapshotManifest;
+  if (manifest.format !== format.format) throw fail('format', `expected format "${format.format}", found ${JSON.stringify(manifest.format)}`);
+  const readable = format.readableVersions ?? [format.formatVersion];
+  if (!readable.includes(manifest.formatVersion)) {
+    const by = typeof manifest.zerdaVersion === 'string' ? ` by zerda ${manifest.zerdaVersion}` : '';
+    const newest = Math.max(...readable);
+    const needed =
+      typeof manifest.formatVersion === 'number' && manifest.formatVersion > newest
+        ? `a newer zerda that reads format version ${manifest.formatVersion} is needed`
+        : `save it again with a zerda that still reads version ${JSON.stringify(manifest.formatVersion)}, then open it here`;
+    throw fail('version', `it was written in format version ${JSON.stringify(manifest.formatVersion)}${by}; ${format.producer} reads version ${readable.join(', ')}: ${needed}`);
+  }
+  if (!Array.isArray(manifest.files)) throw fail('consistency', 'its file list is missing');
+  const names = new Set<string>();
+  for (const entry of manifest.files) {
+    if (entry === null || typeof entry !== 'object' || snapshotNameProblem(entry.name) !== undefined || !isCount(entry.bytes) || typeof entry.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(entry.sha256)) {
+      throw fail('consistency', `its file list holds a malformed entry ${JSON.stringify(entry)?.slice(0, 120)}`);
+    }
+    if (container !== isCount(entry.offset)) throw fail('consistency', `entry ${entry.name} ${container ? 'has no' : 'has an unexpected'} offset`);
+    if (names.has(entry.name)) throw fail('consistency', `it lists ${entry.name} twice`);
+    names.add(entry.name);
+  }
+  return manifest;
+}
+
+/** How a reader reaches the bytes of one entry. */
+export interface EntrySource {
+  /** An open handle and the entry's offset in it; `release` closes what this call opened. */
+  open(entry: SnapshotFileEntry): Promise<{ handle: FileHandle; offset: number; release: () => Promise<void> }>;
+  /** Full SHA-256 of one entry, read independently (for verifying files no component read). */
+  hash(entry: SnapshotFileEntry): Promise<{ bytes: number; sha256: string }>;
+  /** The entry's size as stored. */
+  size(entry: SnapshotFileEntry): Promise<number>;
+  /** A path on disk for the entries under `name/` (directory snapshots only). */
+  directoryPath?(name: string): string;
+}
+
+class EntryReader implements SnapshotFileReader {
+  private position = 0;
+  private readonly digest = createHash('sha256');
+  private closed = false;
+
+  constructor(
+    private readonly entry: SnapshotFileEntry,
+    private readonly handle: FileHandle,
+    private readonly base: number,
+    private readonly release: () => Promise<void>,
+    private readonly fail: (check: SnapshotCheck, reason: string) => ZerdaError,
+    private readonly onVerified: () => void,
+    private readonly verify: boolean,
+  ) {}
+
+  get size(): number {
+    return this.entry.bytes;
+  }
+
+  get remaining(): number {
+    return this.entry.bytes - this.position;
+  }
+
+  async read(length: number): Promise<Uint8Array> {
+    if (this.closed) throw new Error('read() after close()');
+    if (!Number.isInteger(length) || length < 0) throw new RangeError(`read length must be a non-negative integer, got ${length}`);
+    if (length > this.remaining) throw this.fail('size', `a read of ${length} bytes at offset ${this.position} goes past the ${this.entry.bytes} bytes recorded`);
+    const out = new Uint8Array(length);
+    const got = await readAt(this.handle, out, this.base + this.position);
+    if (got < length) throw this.fail('size', `it ends after ${this.position + got} bytes, the manifest recorded ${this.entry.bytes} (truncated)`);
+    this.digest.update(out);
+    this.position += length;
+    return out;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      const unread = this.remaining;
+      if (unread > 0) {
+        const block = new Uint8Array(Math.min(unread, 8 << 20));
+        while (this.position < this.entry.bytes) {
+          const wanted = Math.min(block.byteLength, this.entry.bytes - this.position);
+          const got = await readAt(this.handle, block.subarray(0, wanted), this.base + this.position);
+          if (got < wanted) throw this.fail('size', `it ends after ${this.position + got} bytes, the manifest recorded ${this.entry.bytes} (truncated)`);
+          this.digest.update(block.subarray(0, wanted));
+          this.position += wanted;
+        }
+      }
+      if (this.verify && this.digest.digest('hex') !== this.entry.sha256) throw this.fail('sha256', 'its SHA-256 does not match the manifest (the file was changed or damaged)');
+      this.onVerified();
+      if (unread > 0) throw this.fail('consistency', `${unread} bytes at its end were not expected by its reader`);
+    } finally {
+      await this.release();
+    }
+  }
+}
+
+/**
+ * A {@link SnapshotReader} over the entries of a manifest. It hands out bytes only through
+ * verified reads, remembers which entries were verified, and can check all the others
+ * ({@link ManifestReader.verifyRemaining}) — so that a corrupt file is reported as such even when a
+ * component stumbled on the damage first.
+ */
+export class ManifestReader implements SnapshotReader {
+  private readonly entries: Map<string, SnapshotFileEntry>;
+  private readonly verified: Set<string>;
+
+  constructor(
+    private readonly files: readonly SnapshotFileEntry[],
+    private readonly source: EntrySource,
+    private readonly fail: (file: string, check: SnapshotCheck, reason: string, cause?: unknown) => ZerdaError,
+    private readonly prefix = '',
+    shared?: { entries: Map<string, SnapshotFileEntry>; verified: Set<string> },
+    /** `false` checks sizes only, not checksums (faster opens of very large snapshots). */
+    private readonly verify = true,
+  ) {
+    this.entries = shared?.entries ?? new Map(files.map((entry) => [entry.name, entry]));
+    this.verified = shared?.verified ?? new Set();
+  }
+
+  has(name: string): boolean {
+    return this.entries.has(scopedSnapshotName(this.prefix, name));
+  }
+
+  async openFile(name: string): Promise<SnapshotFileReader> {
+    const full = scopedSnapshotName(this.prefix, name);
+    const entry = this.entries.get(full);
+    if (!entry) throw this.fail(full, 'exists', 'the manifest lists no such file');
+    const { handle, offset, release } = await this.source.open(entry);
+    return new EntryReader(entry, handle, offset, release, (check, reason) => this.fail(full, check, reason), () => this.verified.add(full), this.verify);
+  }
+
+  async readFile(name: string): Promise<Uint8Array> {
+    const file = await this.openFile(name);
+    try {
+      const bytes = await file.read(file.size);
+      await file.close();
+      return bytes;
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async directory(name: string): Promise<string> {
+    const full = scopedSnapshotName(this.prefix, name);
+    if (!this.source.directoryPath) throw this.fail(full, 'exists', 'this snapshot is a single file and holds no directories');
+    const inside = this.files.filter((entry) => entry.name.startsWith(`${full}/`));
+    for (const entry of inside) await this.verifyEntry(entry);
+    return this.source.directoryPath(full);
+  }
+
+  scope(prefix: string): SnapshotReader {
+    return new ManifestReader(this.files, this.source, this.fail, scopedSnapshotName(this.prefix, prefix), { entries: this.entries, verified: this.verified }, this.verify);
+  }
+
+  corrupt(name: string, check: SnapshotCheck, reason: string, cause?: unknown): ZerdaError {
+    return this.fail(scopedSnapshotName(this.prefix, name), check, reason, cause);
+  }
+
+  /** Verifies every entry no read has verified yet; throws the first failure. */
+  async verifyRemaining(): Promise<void> {
+    for (const entry of this.files) if (!this.verified.has(entry.name)) await this.verifyEntry(entry);
+  }
+
+  /** The first integrity failure among the entries not verified yet, or undefined (errors other than integrity ones are ignored here). */
+  async integrityFailure(): Promise<ZerdaError | undefined> {
+    try {
+      await this.verifyRemaining();
+      return undefined;
+    } catch (error) {
+      const code = (error as ZerdaError).code;
+      return code === 'ZERDA_CORRUPT_SNAPSHOT' || code === 'ZERDA_STORE_CORRUPT' ? (error as ZerdaError) : undefined;
+    }
+  }
+
+  private async verifyEntry(entry: SnapshotFileEntry): Promise<void> {
+    if (this.verified.has(entry.name)) return;
+    let actual: { bytes: number; sha256: string };
+    try {
+      actual = this.verify ? await this.source.hash(entry) : { bytes: await this.source.size(entry), sha256: entry.sha256 };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw this.fail(entry.name, 'exists', 'the file named by the manifest is missing', error);
+      throw error;
+    }
+    if (actual.bytes !== entry.bytes) throw this.fail(entry.name, 'size', `it has ${actual.bytes} bytes, the manifest recorded ${entry.bytes} (truncated or overwritten)`);
+    if (actual.sha256 !== entry.sha256) throw this.fail(entry.name, 'sha256', 'its SHA-256 does not match the manifest (the file was changed or damaged)');
+    this.verified.add(entry.name);
+  }
+}
+
+/** An {@link EntrySource} for a directory snapshot: one file per entry under `root`. */
+export function directorySource(root: string, fail: (file: string, check: SnapshotCheck, reason: string, cause?: unknown) => ZerdaError): EntrySource {
+  return {
+    async open(entry) {
+      const path = `${root}/${entry.name}`;
+      let handle: FileHandle;
+      try {
+        handle = await open(path, 'r');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw fail(entry.name, 'exists', 'the file named by the manifest is missing', error);
+        throw error;
+      }
+      const { size } = await handle.stat();
+      if (size !== entry.bytes) {
+        await handle.close();
+        throw fail(entry.name, 'size', `it has ${size} bytes, the manifest recorded ${entry.bytes} (truncated or overwritten)`);
+      }
+      return { handle, offset: 0, release: () => handle.close() };
+    },
+    hash: (entry) => hashFile(`${root}/${entry.name}`),
+    size: async (entry) => (await stat(`${root}/${entry.name}`)).size,
+    directoryPath: (name) => `${root}/${name}`,
+  };
+}

@@ -1,0 +1,1 @@
+export const clean = () => new TextEncoder().encode('نص').length;

@@ -1,0 +1,2 @@
+import { join } from 'node:path';
+export const helper = () => join('a', 'b');

@@ -1,0 +1,2 @@
+import { createHash } from 'crypto';
+export const digest = (text) => createHash('sha256').update(text).digest('hex');
