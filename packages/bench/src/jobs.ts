@@ -661,12 +661,15 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       if (!availability.available) throw new SystemUnavailableError(`faiss-node cannot load here: ${availability.reason}`);
       const hnsw = backend === 'faiss-hnsw';
       const store = new FaissVectorStore({ dimensions, metric: 'cosine', index: hnsw ? 'hnsw' : 'flat' });
-      const graph = store.hnswParameters;
       return {
         store,
-        settings: hnsw
-          ? `FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M ${graph.m}, efConstruction ${graph.efConstruction}, efSearch ${graph.efSearch} (defaults; set in the serialised graph header, faiss-node has no setter), cosine as inner product on unit vectors`
-          : 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexFlatIP, exact, cosine as inner product on unit vectors',
+        // Read after the build: hnswParameters reports what the graph uses once it exists.
+        get settings() {
+          const graph = store.hnswParameters;
+          return hnsw
+            ? `FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M ${graph.m}, efConstruction ${graph.efConstruction}, efSearch ${graph.efSearch} (defaults; ${graph.applied ? 'set in the serialised graph header' : 'NOT applied: faiss-node kept its own'}, faiss-node has no setter), cosine as inner product on unit vectors`
+            : 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexFlatIP, exact, cosine as inner product on unit vectors';
+        },
         dispose: () => store.close(),
       };
     }
