@@ -27,6 +27,9 @@ usage: node dist/cli.js [--quick] [options]     (pnpm bench, pnpm bench:quick)
   --results DIR            JSON results and the chart (default <repo>/bench-results)
   --no-isolate             run every system in this process (no clean memory figures)
   --render FILE            write the report again from a results.json (no measuring)
+  --compare                compare <results>/results.json with the committed one (pnpm bench:compare):
+                           per row, ratios within the run, quality and memory, and their change
+  --baseline FILE          the results.json to compare with (default: bench-results/results.json at git HEAD)
   --help
 
 Datasets come from $ZERDA_DATASETS or ../shared/datasets; nothing is copied into the repository.`;
@@ -36,6 +39,8 @@ export interface CommandLine {
   help: boolean;
   /** A results.json to render again instead of measuring. */
   render?: string;
+  /** Compare the results file with a baseline instead of measuring. */
+  compare?: { current: string; baseline?: string };
   options: BenchmarkOptions;
   markdownPath: string;
   resultsDirectory: string;
@@ -84,12 +89,14 @@ export function parseArguments(argv: readonly string[]): CommandLine {
       results: { type: 'string' },
       'no-isolate': { type: 'boolean', default: false },
       render: { type: 'string' },
+      compare: { type: 'boolean', default: false },
+      baseline: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   const options = benchmarkPreset(values.quick ? 'quick' : 'full');
   const root = repositoryRoot();
-  const custom = Object.keys(values).some((key) => !['quick', 'out', 'results', 'help', 'render'].includes(key) && (values as Record<string, unknown>)[key] !== undefined && (values as Record<string, unknown>)[key] !== false);
+  const custom = Object.keys(values).some((key) => !['quick', 'out', 'results', 'help', 'render', 'compare', 'baseline'].includes(key) && (values as Record<string, unknown>)[key] !== undefined && (values as Record<string, unknown>)[key] !== false);
   if (custom) options.variant = 'custom';
   options.sections = oneOf(list(values.sections), SECTIONS, '--sections') ?? options.sections;
   const datasets = list(values.datasets);
@@ -114,6 +121,7 @@ export function parseArguments(argv: readonly string[]): CommandLine {
   return {
     help: values.help ?? false,
     ...(values.render ? { render: resolve(values.render) } : {}),
+    ...(values.compare ? { compare: { current: join(resolve(values.results ?? join(root, 'bench-results')), 'results.json'), ...(values.baseline ? { baseline: resolve(values.baseline) } : {}) } } : {}),
     options,
     markdownPath: resolve(values.out ?? join(root, 'BENCHMARKS.md')),
     resultsDirectory: resolve(values.results ?? join(root, 'bench-results')),

@@ -166,7 +166,8 @@ describe.skipIf(!available)(`quick benchmark on a tiny slice (needs arcd and bei
     }
   });
 
-  it('judges the three targets and writes the report files', () => {
+  it('judges the five targets and writes the report files', () => {
+    // Answer-in-context floor and aim, keyword speed, scale, gold-in-context (targets.ts).
     expect(report.targets.map((target) => target.target.split(' ')[0])).toEqual(['answer-in-context', 'answer-in-context', 'Keyword', 'run()', 'gold-in-context@2000']);
     for (const target of report.targets) expect(target.evidence.length).toBeGreaterThan(10);
     const written = writeResults(report, { markdownPath: join(output, 'BENCHMARKS.md'), resultsDirectory: join(output, 'bench-results') });

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 /** `pnpm bench` / `pnpm bench:quick`: runs the benchmarks and writes BENCHMARKS.md and bench-results/. */
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { USAGE, parseArguments } from './arguments.js';
 import { runBenchmarks, type BenchmarkReport } from './benchmark.js';
 import { writeResults } from './output.js';
+import { compareReports, renderComparison } from './compare.js';
+import { repositoryRoot } from './paths.js';
 import { evaluateTargets } from './targets.js';
 
 let commandLine;
@@ -18,6 +22,15 @@ if (commandLine.help) {
   process.exit(0);
 }
 const { markdownPath, resultsDirectory } = commandLine;
+if (commandLine.compare) {
+  const { current, baseline } = commandLine.compare;
+  const root = repositoryRoot();
+  // The committed results: what the repository holds at HEAD, whatever a new run wrote since.
+  const baselineText = baseline ? readFileSync(baseline, 'utf8') : execFileSync('git', ['show', `HEAD:${relative(root, join(root, 'bench-results', 'results.json'))}`], { cwd: root, encoding: 'utf8', maxBuffer: 1 << 28 });
+  const figures = compareReports(JSON.parse(baselineText) as BenchmarkReport, JSON.parse(readFileSync(current, 'utf8')) as BenchmarkReport);
+  console.log(renderComparison(figures, { baseline: baseline ?? 'bench-results/results.json at git HEAD', current }));
+  process.exit(0);
+}
 if (commandLine.render) {
   const saved = JSON.parse(readFileSync(commandLine.render, 'utf8')) as BenchmarkReport;
   saved.targets = evaluateTargets(saved);

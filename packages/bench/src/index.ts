@@ -13,3 +13,4 @@ export { SYSTEM_IDS, SYSTEM_INFO, createSystem, type SystemId, type SystemInfo }
 export type { SearchSystem, BuildInput, QueryEmbedder } from './systems/search-system.js';
 export { VECTOR_BACKENDS, createVectorBackend } from './jobs.js';
 export type { Job, JobResult, RetrievalResult, EngineResult, ScaleResult, VectorResult, ScaleConfiguration, VectorBackend, VectorBackendSetup } from './jobs.js';
+export { compareReports, renderComparison, reportFigures, type ComparedFigure } from './compare.js';

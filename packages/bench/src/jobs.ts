@@ -663,9 +663,13 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       const store = new FaissVectorStore({ dimensions, metric: 'cosine', index: hnsw ? 'hnsw' : 'flat' });
       return {
         store,
-        settings: hnsw
-          ? 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M 32, efConstruction 200, efSearch 128 (defaults; set in the serialised graph header, faiss-node has no setter), cosine as inner product on unit vectors'
-          : 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexFlatIP, exact, cosine as inner product on unit vectors',
+        // Read after the build: hnswParameters reports what the graph uses once it exists.
+        get settings() {
+          const graph = store.hnswParameters;
+          return hnsw
+            ? `FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexHNSWFlat M ${graph.m}, efConstruction ${graph.efConstruction}, efSearch ${graph.efSearch} (defaults; ${graph.applied ? 'set in the serialised graph header' : 'NOT applied: faiss-node kept its own'}, faiss-node has no setter), cosine as inner product on unit vectors`
+            : 'FaissVectorStore (faiss-node 0.5.1 on Debian libfaiss): IndexFlatIP, exact, cosine as inner product on unit vectors';
+        },
         dispose: () => store.close(),
       };
     }
@@ -682,7 +686,7 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       const store = new ChromaVectorStore({ url: server.url, collection: 'bench', dimensions, metric: 'cosine', includeEmbeddings: false });
       return {
         store,
-        settings: 'ChromaVectorStore (chromadb 3.5.0) on the local Chroma server its npm bindings ship, over HTTP on 127.0.0.1: HNSW ef_search 100, ef_construction 100 (Chroma defaults), cosine; adds sent in requests of 1,000',
+        settings: 'ChromaVectorStore (chromadb 3.5.0) on the local Chroma server its npm bindings ship, over HTTP on 127.0.0.1: HNSW ef_search 256, ef_construction 100, max_neighbors 24 (the store defaults; Chroma itself defaults to 100 / 100 / 16), cosine; adds sent in requests of 1,000',
         serverPid: server.pid,
         dispose: async () => {
           try {
@@ -704,7 +708,7 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       return {
         store,
         settings: ivf
-          ? `LanceDbVectorStore (@lancedb/lancedb 0.31.0, embedded, local directory): IVF-flat index built after the bulk load, ${partitions} partitions (about sqrt(n); LanceDB's own default makes few large partitions that its 20 probes nearly all scan), nprobes 20 (default), cosine`
+          ? `LanceDbVectorStore (@lancedb/lancedb 0.31.0, embedded, local directory): IVF-flat index built after the bulk load, ${partitions} partitions (about sqrt(n); LanceDB's own default makes few large partitions that its 20 probes nearly all scan), nprobes ${Math.max(20, Math.ceil(partitions * 0.15))} (the store's default: 15% of the partitions, at least LanceDB's 20), cosine`
           : 'LanceDbVectorStore (@lancedb/lancedb 0.31.0, embedded, local directory): no vector index (exact scan), cosine',
         ...(ivf ? { finishBuild: () => store.createVectorIndex({ type: 'ivfFlat', numPartitions: partitions }) } : {}),
         dispose: async () => {

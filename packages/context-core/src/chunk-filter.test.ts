@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ZerdaError, type ScoredChunk } from '@zerda/types';
-import { normalizeText, words } from '@zerda/text';
+import { fnv1a, normalizeText, words } from '@zerda/text';
 import { ChunkFilter, contentHash, noiseReason } from './chunk-filter.js';
 import { jaccard, mayReachJaccard, shingleHashes, shingleSet, sortedJaccard } from './minhash.js';
 import { ARABIC_PARAGRAPH, ENGLISH_PARAGRAPH, scored } from './__fixtures__/chunks.js';
@@ -282,5 +282,38 @@ describe('ChunkFilter: properties', () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('ChunkFilter: memoised text features', () => {
+  it('a long-lived filter decides every call exactly as a fresh one (property)', () => {
+    const texts = [ENGLISH_PARAGRAPH, ARABIC_PARAGRAPH, `${ENGLISH_PARAGRAPH} Extra words.`, ENGLISH_PARAGRAPH.toUpperCase(), '12 34 56 78 90 12 34 56 78 90', 'short', `${ARABIC_PARAGRAPH} والمزيد`, 'Another passage about cooking pasta at home with friends.'];
+    const shared = new ChunkFilter();
+    fc.assert(
+      fc.property(fc.array(fc.array(fc.tuple(fc.constantFrom(...texts), fc.double({ min: 0, max: 5, noNaN: true })), { maxLength: 10 }), { minLength: 1, maxLength: 5 }), (calls) => {
+        for (const call of calls) {
+          const candidates = call.map(([text, score], index) => scored(`c${index}`, text, score));
+          expect(shared.filter(candidates)).toEqual(new ChunkFilter().filter(candidates));
+        }
+      }),
+    );
+  });
+
+  it('two different texts whose content keys share a hash are both kept', () => {
+    // Find two 24-letter texts with the same FNV-1a (a birthday search over a few ten thousand).
+    let state = 7;
+    const letter = () => String.fromCharCode(97 + ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) % 26));
+    const seen = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    while (!pair) {
+      const text = Array.from({ length: 24 }, letter).join('');
+      const hash = fnv1a(text);
+      const other = seen.get(hash);
+      if (other !== undefined && other !== text) pair = [other, text];
+      else seen.set(hash, text);
+    }
+    const filter = new ChunkFilter({ nearDuplicates: { enabled: false } });
+    const { kept } = filter.filter([scored('a', pair[0]), scored('b', pair[1]), scored('c', pair[0].toUpperCase())]);
+    expect(kept.map((item) => item.chunk.id)).toEqual(['a', 'b']);
   });
 });

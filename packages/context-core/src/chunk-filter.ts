@@ -1,4 +1,4 @@
-import { charCounter, normalizeText, words } from '@zerda/text';
+import { BoundedCache, charCounter, fnv1a, normalizeText, words } from '@zerda/text';
 import {
   resolveConfigSection,
   type ChunkFilter as ChunkFilterStrategy,
@@ -33,6 +33,11 @@ export function contentKey(text: string): string {
 /** SHA-256 (hex) of {@link contentKey}. */
 export function contentHash(text: string): string {
   return sha256Hex(contentKey(text));
+}
+
+/** The hash exact-duplicate grouping starts from: FNV-1a of the key and its length (a safe integer). */
+function keyHashOf(key: string): number {
+  return fnv1a(key) * 0x200000 + (key.length % 0x200000);
 }
 
 function collapseWhitespace(text: string): string {
@@ -117,16 +122,35 @@ function percent(share: number): string {
   return `${Math.round(share * 100)}%`;
 }
 
+/**
+ * What the filter derives from a chunk's text alone, computed when first needed and memoised per
+ * text (see {@link FEATURE_CACHE_SIZE}): none of it depends on the query, the score or the
+ * conversation, only on the text and the filter's configuration.
+ */
+interface TextFeatures {
+  /** Code points of the trimmed text. */
+  length?: number;
+  /** `noiseReason(text, minLetterRatio)`, or '' when the text reads like prose. */
+  noise?: string;
+  /** FNV-1a of the content key and its length: equal keys give equal values (verified before a drop). */
+  keyHash?: number;
+  /** Hashed word shingles of the normalised text. */
+  shingles?: Uint32Array;
+  /** LSH bucket keys of the shingles' MinHash signature. */
+  bands?: number[];
+}
+
+/**
+ * Distinct texts whose features are remembered: the chunks a busy engine retrieves again and again
+ * cost a Map lookup instead of a pass over their text. About 1 KB per entry for a 1,500-character
+ * chunk (its shingle hashes); the oldest entry goes first.
+ */
+const FEATURE_CACHE_SIZE = 8192;
+
 interface Candidate {
   item: ScoredChunk;
   index: number;
-  /** normalizeText of the chunk text, computed once for both duplicate checks. */
-  normalized?: string;
-}
-
-function normalizedText(candidate: Candidate): string {
-  candidate.normalized ??= normalizeText(candidate.item.chunk.text);
-  return candidate.normalized;
+  features: TextFeatures;
 }
 
 /** Best first: higher score, then earlier in the input (the retriever's order). */
@@ -147,6 +171,7 @@ export class ChunkFilter implements ChunkFilterStrategy {
   readonly config: FilterConfig;
   private readonly hasher: MinHasher;
   private readonly layout: { bands: number; rows: number };
+  private readonly cache = new BoundedCache<string, TextFeatures>(FEATURE_CACHE_SIZE);
 
   constructor(config?: FilterConfigInput) {
     this.config = resolveConfigSection('filter', config);
@@ -164,23 +189,31 @@ export class ChunkFilter implements ChunkFilterStrategy {
     let survivors: Candidate[] = [];
 
     chunks.forEach((item, index) => {
-      const reason = this.singleChunkVerdict(item);
+      const candidate: Candidate = { item, index, features: this.featuresOf(item.chunk.text) };
+      const reason = this.singleChunkVerdict(candidate);
       if (reason) dropped.push({ chunkId: item.chunk.id, ...reason });
-      else survivors.push({ item, index });
+      else survivors.push(candidate);
     });
 
     if (config.exactDuplicates) {
-      // Keyed by the content key itself (a Map compares whole strings, so this is exactly "same
-      // SHA-256 of the content key" without hashing every candidate); the digest names a drop.
-      const byKey = new Map<string, Candidate>();
+      // Grouped by a hash of the content key; a shared hash is confirmed on the keys themselves,
+      // so this is exactly "same SHA-256 of the content key" without hashing every candidate. The
+      // digest names a drop.
+      const byHash = new Map<number, Candidate[]>();
       const losers = new Set<Candidate>();
       for (const candidate of [...survivors].sort(byQuality)) {
-        const key = collapseWhitespace(normalizedText(candidate));
-        const best = byKey.get(key);
-        if (best) {
-          losers.add(candidate);
-          dropped.push({ chunkId: candidate.item.chunk.id, reason: 'exact_duplicate', duplicateOf: best.item.chunk.id, detail: `same normalised text (sha256 ${sha256Hex(key).slice(0, 12)})` });
-        } else byKey.set(key, candidate);
+        const keyHash = (candidate.features.keyHash ??= keyHashOf(contentKey(candidate.item.chunk.text)));
+        const group = byHash.get(keyHash);
+        if (group) {
+          const key = contentKey(candidate.item.chunk.text);
+          const best = group.find((other) => contentKey(other.item.chunk.text) === key);
+          if (best) {
+            losers.add(candidate);
+            dropped.push({ chunkId: candidate.item.chunk.id, reason: 'exact_duplicate', duplicateOf: best.item.chunk.id, detail: `same normalised text (sha256 ${sha256Hex(key).slice(0, 12)})` });
+            continue;
+          }
+          group.push(candidate);
+        } else byHash.set(keyHash, [candidate]);
       }
       survivors = survivors.filter((candidate) => !losers.has(candidate));
     }
@@ -193,17 +226,27 @@ export class ChunkFilter implements ChunkFilterStrategy {
     return { kept: survivors.map((candidate) => candidate.item), dropped };
   }
 
-  private singleChunkVerdict(item: ScoredChunk): Pick<DroppedChunk, 'reason' | 'detail'> | undefined {
+  /** The memoised features of a text (an entry is created on first sight, filled as needed). */
+  private featuresOf(text: string): TextFeatures {
+    let features = this.cache.get(text);
+    if (!features) {
+      features = {};
+      this.cache.set(text, features);
+    }
+    return features;
+  }
+
+  private singleChunkVerdict({ item, features }: Candidate): Pick<DroppedChunk, 'reason' | 'detail'> | undefined {
     const config = this.config;
     if (config.minScore !== undefined && item.score < config.minScore) {
       return { reason: 'low_score', detail: `score ${item.score} < minScore ${config.minScore}` };
     }
-    const length = charCounter(item.chunk.text.trim());
+    const length = (features.length ??= charCounter(item.chunk.text.trim()));
     if (length < config.minLength) return { reason: 'too_short', detail: `${length} characters < minLength ${config.minLength}` };
     if (length > config.maxLength) return { reason: 'too_long', detail: `${length} characters > maxLength ${config.maxLength}` };
     if (config.noise) {
-      const noise = noiseReason(item.chunk.text, config.minLetterRatio);
-      if (noise) return { reason: 'noise', detail: noise };
+      const noise = (features.noise ??= noiseReason(item.chunk.text, config.minLetterRatio) ?? '');
+      if (noise !== '') return { reason: 'noise', detail: noise };
     }
     return undefined;
   }
@@ -224,10 +267,10 @@ export class ChunkFilter implements ChunkFilterStrategy {
     const shingles = new Map<Candidate, Uint32Array>();
     const kept: Candidate[] = [];
     for (const candidate of [...survivors].sort(byQuality)) {
-      const set = shingleHashes(words(normalizedText(candidate)), shingleSize);
+      const set = (candidate.features.shingles ??= shingleHashes(words(normalizeText(candidate.item.chunk.text)), shingleSize));
       shingles.set(candidate, set);
       if (set.length === 0) continue;
-      const keys = exhaustive ? [] : bandKeys(this.hasher.signature(set), this.layout);
+      const keys = exhaustive ? [] : (candidate.features.bands ??= bandKeys(this.hasher.signature(set), this.layout));
       let others: Iterable<Candidate> = kept;
       if (!exhaustive) {
         const banded = new Set<Candidate>();

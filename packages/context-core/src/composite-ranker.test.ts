@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { ScoredChunk } from '@zerda/types';
+import { defaultAnalyzer } from '@zerda/text';
 import { CompositeRanker } from './composite-ranker.js';
 import { QueryAnalyzer } from './query-analyzer.js';
 import { scored } from './__fixtures__/chunks.js';
@@ -217,6 +218,53 @@ describe('CompositeRanker: properties', () => {
         expect(outcome.ranked.length + outcome.dropped.length).toBe(items.length);
       }),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('CompositeRanker: term matches from the keyword retriever', () => {
+  const ranker = new CompositeRanker();
+  const fingerprint = defaultAnalyzer.fingerprint;
+  const withMatches = (item: ScoredChunk, matches: unknown): ScoredChunk => ({ ...item, termMatches: matches as ScoredChunk['termMatches'] });
+
+  it('takes the keyword boost from termMatches written with its own analyzer, without analysing the text', () => {
+    const analysis = analyzer.analyze('river bank');
+    // The matches claim "bank" although the text lacks it: only a ranker that trusts them says 1.
+    const item = withMatches(scored('a', 'The river flows.'), { analyzer: fingerprint, checked: ['river', 'bank'], matched: ['river', 'bank'] });
+    expect(ranker.rank([item], { analysis, now: NOW })[0]?.scores.keywordBoost).toBe(1);
+  });
+
+  it('ignores matches from another analyzer or malformed ones, and analyses keywords they did not look up', () => {
+    const analysis = analyzer.analyze('river bank');
+    const text = 'The river flows.';
+    const boost = (matches: unknown) => ranker.rank([withMatches(scored('a', text), matches)], { analysis, now: NOW })[0]?.scores.keywordBoost;
+    expect(boost({ analyzer: 'zerda-analyzer(other)', checked: ['river', 'bank'], matched: ['river', 'bank'] })).toBe(0.5);
+    expect(boost({ analyzer: fingerprint, checked: 'river', matched: [] })).toBe(0.5);
+    expect(boost({ analyzer: fingerprint, checked: ['river'], matched: ['river', 'bank'] })).toBe(0.5);
+    expect(boost(null)).toBe(0.5);
+    // "bank" was not looked up: the text decides it (absent), "river" comes from the matches (absent too).
+    expect(boost({ analyzer: fingerprint, checked: ['river'], matched: [] })).toBe(0);
+  });
+
+  it('ranks exactly as without them when they are true (property, English and Arabic)', () => {
+    const words = ['river', 'rivers', 'bank', 'money', 'water', 'the', 'نهر', 'الأنهار', 'مياه', 'البنك', 'في', 'جميلة'];
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ text: fc.array(fc.constantFrom(...words), { maxLength: 8 }), title: fc.option(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }), { nil: undefined }), score: fc.double({ min: 0, max: 10, noNaN: true }) }), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 5 }),
+        fc.integer({ min: 0, max: 3 }),
+        (inputs, queryWords, lookedUpDrop) => {
+          const analysis = analyzer.analyze(queryWords.join(' '));
+          const checked = analysis.keywords.slice(lookedUpDrop);
+          const plain = inputs.map((input, index) => scored(`c${index}`, input.text.join(' '), input.score, input.title ? { title: input.title.join(' ') } : {}));
+          const matched = plain.map((item) => {
+            const terms = new Set([...defaultAnalyzer.analyze(item.chunk.title ?? ''), ...defaultAnalyzer.analyze(item.chunk.text)]);
+            return withMatches(item, { analyzer: fingerprint, checked, matched: checked.filter((term) => terms.has(term)) });
+          });
+          const strip = (list: ScoredChunk[]) => list.map(({ termMatches: _termMatches, ...rest }) => rest);
+          expect(strip(ranker.rank(matched, { analysis, now: NOW }))).toEqual(ranker.rank(plain, { analysis, now: NOW }));
+        },
+      ),
     );
   });
 });

@@ -3,6 +3,7 @@ import type { Analyzer } from '@zerda/text';
 import {
   cosineSimilarity,
   invalidArgument,
+  mergeScores,
   parseOrThrow,
   resolveConfigSection,
   type ChunkRanker,
@@ -12,6 +13,7 @@ import {
   type RankingConfig,
   type ScoredChunk,
   type SourceQualityMap,
+  type TermMatches,
 } from '@zerda/types';
 import type { RankingConfigInput } from './config-input.js';
 import { jaccard } from './minhash.js';
@@ -53,7 +55,16 @@ export function sourceQualityOf(map: SourceQualityMap | undefined, source: strin
 interface Ranked {
   item: ScoredChunk;
   original: ScoredChunk;
-  terms: Set<string>;
+  /** The analysed terms of title and text, when they were needed (MMR similarity). */
+  terms: Set<string> | undefined;
+}
+
+/** A well-formed `termMatches` as sets, or undefined when the value cannot be trusted as such. */
+function matchSets(matches: TermMatches | undefined): { checked: Set<string>; matched: Set<string> } | undefined {
+  if (typeof matches !== 'object' || matches === null || !Array.isArray(matches.checked) || !Array.isArray(matches.matched)) return undefined;
+  const checked = new Set(matches.checked);
+  for (const term of matches.matched) if (!checked.has(term)) return undefined;
+  return { checked, matched: new Set(matches.matched) };
 }
 
 /** Ranking order: composite, then the original retrieval score, then chunk id (code-unit order). */
@@ -112,12 +123,33 @@ export class CompositeRanker implements ChunkRanker {
       high = Math.max(high, item.score);
     }
     const weights = this.config.weights;
+    const fingerprint = this.textAnalyzer.fingerprint;
+    // Hits of one query share their TermMatches objects: turn each into sets once.
+    const sets = new Map<TermMatches, ReturnType<typeof matchSets>>();
     const ranked: Ranked[] = chunks.map((original) => {
       const chunk = original.chunk;
-      const needsTerms = keywords.length > 0 || this.config.diversityLambda !== undefined;
-      const terms = needsTerms ? new Set(this.textAnalyzer.analyze(chunk.title ? `${chunk.title}\n${chunk.text}` : chunk.text)) : new Set<string>();
+      let terms: Set<string> | undefined;
+      const analyzed = (): Set<string> => (terms ??= new Set(this.textAnalyzer.analyze(chunk.title ? `${chunk.title}\n${chunk.text}` : chunk.text)));
+      if (this.config.diversityLambda !== undefined) analyzed();
       const retrieval = high > low ? (original.score - low) / (high - low) : 1;
-      const keywordBoost = keywords.length === 0 ? 0 : keywords.filter((keyword) => terms.has(keyword)).length / keywords.length;
+      let keywordBoost = 0;
+      if (keywords.length > 0) {
+        // What the keyword retriever found in the postings, when it analysed as this ranker does,
+        // answers for the keywords it looked up; any other keyword needs the chunk analysed.
+        const matches = original.termMatches;
+        let known: ReturnType<typeof matchSets>;
+        if (typeof fingerprint === 'string' && typeof matches === 'object' && matches !== null && matches.analyzer === fingerprint) {
+          if (!sets.has(matches)) sets.set(matches, matchSets(matches));
+          known = sets.get(matches);
+        }
+        let present = 0;
+        for (const keyword of keywords) {
+          if (terms === undefined && known?.checked.has(keyword)) {
+            if (known.matched.has(keyword)) present++;
+          } else if (analyzed().has(keyword)) present++;
+        }
+        keywordBoost = present / keywords.length;
+      }
       const sourceQuality = sourceQualityOf(parsed.sourceQuality, chunk.source) ?? original.scores?.sourceQuality ?? NEUTRAL;
       const recency = this.recencyOf(chunk, now);
       const index = chunk.position?.index;
@@ -131,7 +163,7 @@ export class CompositeRanker implements ChunkRanker {
       const item: ScoredChunk = {
         ...original,
         score: composite,
-        scores: { ...original.scores, retrieval, keywordBoost, sourceQuality, recency, position, composite },
+        scores: mergeScores(original.scores, { retrieval, keywordBoost, sourceQuality, recency, position, composite }),
       };
       return { item, original, terms };
     });
@@ -196,7 +228,7 @@ export class CompositeRanker implements ChunkRanker {
       }
       if (pick < 0) break;
       const [{ entry }] = pool.splice(pick, 1) as [(typeof pool)[number]];
-      const item: ScoredChunk = { ...entry.item, scores: { ...entry.item.scores, mmr: pickValue } };
+      const item: ScoredChunk = { ...entry.item, scores: mergeScores(entry.item.scores, { mmr: pickValue }) };
       out.push(item);
       perDocument.set(item.chunk.docId, (perDocument.get(item.chunk.docId) ?? 0) + 1);
       for (const other of pool) {
@@ -219,6 +251,6 @@ export class CompositeRanker implements ChunkRanker {
     const left = a.item.chunk.embedding;
     const right = b.item.chunk.embedding;
     if (left && right && left.length === right.length && left.length > 0) return cosineSimilarity(left, right);
-    return jaccard(a.terms, b.terms);
+    return jaccard(a.terms ?? new Set(), b.terms ?? new Set());
   }
 }

@@ -1,31 +1,49 @@
 import { TopK, type DocumentChunk } from '@zerda/types';
+import {
+  FrequencyWriter,
+  PostingList,
+  SATURATED,
+  TEXT_MASK,
+  TITLE_UNIT,
+  decodeSegment,
+  emptySegment,
+  encodePackedSegment,
+  encodeSegment,
+  forEachMainPosting,
+  frequencyTable,
+  growFloat64,
+  growInt32,
+  growUint32,
+  growUint8,
+  exceptionAt,
+  packedAt,
+  packedFrequency,
+  segmentBytes,
+  type MainSegment,
+} from './postings.js';
+import { SearchScratch, searchSegments, type QueryTerm } from './pruning.js';
+import { computeBlockImpacts, fillNorms, inverseDocumentFrequency, lengthNormalization, type Bm25Parameters, type BlockImpacts } from './scoring.js';
+
+export type { Bm25Parameters } from './scoring.js';
 
 /**
- * The inverted index behind {@link KeywordRetriever}: a term dictionary, postings in typed arrays,
- * per-chunk lengths, and Okapi BM25 scoring that touches only the postings of the query's terms.
+ * The inverted index behind {@link KeywordRetriever}: a term dictionary, postings, per-chunk
+ * lengths, and exact top-k Okapi BM25 search that touches only the postings of the query's terms.
  *
  * Layout (Lucene-like, one immutable segment plus a small mutable one):
- * - the main segment is compressed-sparse-row: `mainOffsets[t] .. mainOffsets[t + 1]` index the
- *   chunk ordinals (`mainChunks`, Uint32) and packed frequencies (`mainFrequencies`, Uint32) of term `t`;
+ * - the main segment holds every term's postings in ordinal order, in blocks of up to 128 with
+ *   per-block score bounds, at three bytes per posting (`postings.ts`);
  * - chunks added after the last build go to per-term delta lists (typed arrays grown by doubling);
  * - removal only sets a tombstone; document frequencies are the count of live postings, so idf and
  *   avgdl always describe exactly the live corpus;
  * - compaction merges both segments, drops tombstones and unused terms, and renumbers chunks. It
  *   runs automatically when the delta or the tombstones grow past a share of the index.
  *
- * A packed frequency holds the term's count in the text (low 16 bits) and in the title (high 16
- * bits), each saturating at 65535 — far beyond where BM25's saturation stops mattering. Keeping the
- * fields apart (rather than folding the title weight in) keeps every score exact: the same corpus
- * scores bit-identically whether it was built in one go, grown by `add`/`remove`, or reloaded.
+ * Search is block-max MaxScore (`pruning.ts`), scoring as `scoring.ts` says. Keeping a posting's
+ * text and title counts apart (rather than folding the title weight in) keeps every score exact: the
+ * same corpus scores bit-identically whether it was built in one go, grown by `add`/`remove`, or
+ * reloaded.
  */
-
-/** Okapi BM25 parameters (see the KeywordRetriever options). */
-export interface Bm25Parameters {
-  k1: number;
-  b: number;
-  /** A title occurrence counts as `titleWeight` text occurrences, in the term frequency and the length. */
-  titleWeight: number;
-}
 
 /** A chunk with its analysed terms, ready to be indexed. */
 export interface AnalyzedChunk {
@@ -44,6 +62,19 @@ export interface WeightedTerm {
 export interface IndexHit {
   chunk: DocumentChunk;
   score: number;
+  /** The query terms (of {@link IndexSearch.checked}) the chunk's text or title contains, in query-term order. */
+  matched: readonly string[];
+}
+
+/** A search's hits, best first, and which query terms their `matched` lists are exact for. */
+export interface IndexSearch {
+  hits: IndexHit[];
+  /**
+   * Distinct query terms whose presence is known for every hit: all of them, except beyond the 32
+   * highest-weighted terms the index knows (only those are tracked). A term the index does not know
+   * is in no chunk.
+   */
+  checked: readonly string[];
 }
 
 /** Sizes of the index, for diagnostics and memory planning. */
@@ -58,7 +89,7 @@ export interface Bm25IndexStats {
   deltaPostings: number;
   /** Removed chunks whose postings are still present until the next compaction. */
   tombstones: number;
-  /** Bytes held by the typed arrays of the index (postings, lengths, flags); excludes the chunks themselves and the JS maps. */
+  /** Bytes held by the typed arrays of the index (postings, blocks, lengths, flags); excludes the chunks themselves and the JS maps. */
   typedArrayBytes: number;
 }
 
@@ -89,57 +120,12 @@ interface BulkBuild {
   postings: number;
 }
 
-/** A query term resolved against the index. */
-interface ResolvedTerm {
-  mainStart: number;
-  mainEnd: number;
-  list: PostingList | undefined;
-  /** idf · query count · (k1 + 1): an upper bound of the term's contribution to any chunk. */
-  weight: number;
-  postings: number;
-}
-
-/** Lists shorter than this are scanned without checking whether pruning could skip them. */
-const PRUNING_MIN_POSTINGS = 1024;
-/** Bounds are compared with this margin, so floating-point rounding can never prune a real top-k chunk. */
-const SAFETY = 1 + 1e-9;
-const TEXT_MASK = 0xffff;
-const TITLE_UNIT = 0x10000;
-const SATURATED = 0xffff;
+/** Most query terms whose matches are tracked per hit (one bit each). */
+const TRACKED_TERMS = 32;
+/** Exact block bounds are computed for an average length this much above the current one, so writes that lengthen it a little keep them valid. */
+const IMPACT_HEADROOM = 1.01;
 const DELTA_FLOOR = 4096;
 const TOMBSTONE_FLOOR = 256;
-
-class PostingList {
-  chunks: Uint32Array = new Uint32Array(4);
-  frequencies: Uint32Array = new Uint32Array(4);
-  length = 0;
-
-  push(ordinal: number, frequency: number): void {
-    if (this.length === this.chunks.length) {
-      this.chunks = growUint32(this.chunks, this.length * 2);
-      this.frequencies = growUint32(this.frequencies, this.length * 2);
-    }
-    this.chunks[this.length] = ordinal;
-    this.frequencies[this.length] = frequency;
-    this.length++;
-  }
-}
-
-type GrowableArray = Uint32Array | Float64Array | Int32Array | Uint8Array;
-
-/** A copy of `array` with room for at least `minimum` elements (doubling), or `array` when it fits. */
-function grow<T extends GrowableArray>(array: T, minimum: number): T {
-  if (array.length >= minimum) return array;
-  const constructor = array.constructor as new (length: number) => T;
-  const grown = new constructor(Math.max(minimum, array.length * 2, 8));
-  grown.set(array as never);
-  return grown;
-}
-
-const growUint32 = grow<Uint32Array>;
-const growFloat64 = grow<Float64Array>;
-const growInt32 = grow<Int32Array>;
-const growUint8 = grow<Uint8Array>;
 
 /** See the module comment. Not exported from the package: {@link KeywordRetriever} is the public face. */
 export class Bm25Index {
@@ -147,11 +133,9 @@ export class Bm25Index {
   private dictionary = new Map<string, number>();
   private terms: string[] = [];
 
-  // Main (compacted) segment, CSR over term ids below mainTermCount.
-  private mainTermCount = 0;
-  private mainOffsets: Uint32Array = new Uint32Array(1);
-  private mainChunks: Uint32Array = new Uint32Array(0);
-  private mainFrequencies: Uint32Array = new Uint32Array(0);
+  /** Main (compacted) segment over term ids below its termCount and ordinals below mainSlots. */
+  private main: MainSegment = emptySegment();
+  private mainSlots = 0;
 
   // Delta segment: postings of chunks added since the last build or compaction.
   private delta = new Map<number, PostingList>();
@@ -175,30 +159,41 @@ export class Bm25Index {
   private totalTextLength = 0;
   private totalTitleLength = 0;
 
-  // Scratch buffers reused by every search and count (searches are synchronous, so never shared).
-  private accumulator: Float64Array = new Float64Array(0);
-  private touched: Uint32Array = new Uint32Array(0);
+  // Scratch state reused by every search and write (both are synchronous, so never shared).
+  private readonly scratch = new SearchScratch();
+  private heap: TopK | undefined;
+  /** Match mask per ordinal, written for the chunks a search offers its heap. */
+  private hitMasks: Uint32Array = new Uint32Array(0);
   private termCounts: Uint32Array = new Uint32Array(0);
-  private candidates: Uint32Array = new Uint32Array(0);
-  private filterMemo: Uint8Array = new Uint8Array(0);
+  private scratchTermIds: Uint32Array = new Uint32Array(256);
+  private scratchFrequencies: Uint32Array = new Uint32Array(256);
   /** Length normalisation per ordinal for the parameters and version below (see lengthNorms). */
   private norms: Float64Array = new Float64Array(0);
   private normsVersion = -1;
   private normsK1 = Number.NaN;
   private normsB = Number.NaN;
   private normsTitleWeight = Number.NaN;
+  private codeFrequencies: Float64Array = frequencyTable(1);
+  private codeTitleWeight = 1;
+  /** Live document frequencies of terms, valid for `liveCountsVersion` (only read while tombstones exist). */
+  private liveCounts = new Map<number, number>();
+  private liveCountsVersion = -1;
+  /** Exact block bounds of the main segment for `searchOptions.parameters` (see `BlockImpacts`). */
+  private impacts: BlockImpacts | undefined;
   /** Bumped by every change to the corpus, so derived caches know when they are stale. */
   private version = 0;
-  private scratchTermIds: Uint32Array = new Uint32Array(256);
-  private scratchFrequencies: Uint32Array = new Uint32Array(256);
 
   /** State of a bulk build in progress (see {@link startBulk}). */
   private bulk: BulkBuild | undefined;
 
   constructor(
     private readonly compaction: CompactionPolicy = { deltaRatio: 0.25, tombstoneRatio: 0.25 },
-    /** `pruning: false` scores every posting of every term (a reference for tests and measurements). */
-    private readonly searchOptions: { pruning: boolean } = { pruning: true },
+    /**
+     * `pruning: false` scores every posting of every term (a reference for tests and measurements).
+     * `parameters`: the BM25 parameters searches will use, when known — the main segment then keeps
+     * exact per-block bounds for them (tighter than the parameter-free ones, so pruning skips more).
+     */
+    private readonly searchOptions: { pruning: boolean; parameters?: Bm25Parameters } = { pruning: true },
   ) {}
 
   /** Number of live chunks. */
@@ -278,20 +273,39 @@ export class Bm25Index {
     for (let term = 0; term < termCount; term++) offsets[term + 1] = offsets[term]! + bulk.documentFrequencies[term]!;
     const cursor = offsets.slice(0, termCount);
     const postingChunks = new Uint32Array(bulk.postings);
-    const postingFrequencies = new Uint32Array(bulk.postings);
+    const frequencies = new FrequencyWriter(bulk.postings);
     let position = 0;
     for (let ordinal = 0; ordinal < this.slots; ordinal++) {
       const end = bulk.chunkEnds[ordinal]!;
       for (; position < end; position++) {
         const target = cursor[bulk.forwardTermIds[position]!]!++;
         postingChunks[target] = ordinal;
-        postingFrequencies[target] = bulk.forwardFrequencies[position]!;
+        frequencies.set(target, bulk.forwardFrequencies[position]!);
       }
     }
-    this.mainTermCount = termCount;
-    this.mainOffsets = offsets;
-    this.mainChunks = postingChunks;
-    this.mainFrequencies = postingFrequencies;
+    // The forward index is no longer needed: let it go before the encoded copy is made.
+    bulk.forwardTermIds = bulk.forwardFrequencies = new Uint32Array(0);
+    this.main = encodeSegment(termCount, offsets, postingChunks, { codes: frequencies.codes, ...frequencies.finish() }, this.textLengths, this.titleLengths);
+    this.mainSlots = this.slots;
+    this.refreshImpacts();
+  }
+
+  /** Recomputes the exact block bounds after the main segment changed. */
+  private refreshImpacts(): void {
+    this.impacts = undefined;
+    const parameters = this.searchOptions.parameters;
+    if (!parameters || this.live === 0) return;
+    const { titleWeight } = parameters;
+    const averageLength = (this.totalTextLength + titleWeight * this.totalTitleLength) / this.live;
+    if (!(averageLength > 0)) return;
+    const main = this.main;
+    const table = frequencyTable(titleWeight);
+    const frequencyOf = (position: number): number => {
+      const code = main.codes[position]!;
+      return code !== 0 ? table[code]! : packedFrequency(exceptionAt(main, position), titleWeight);
+    };
+    const blocks = { starts: main.blockStarts, bases: main.blockBases, offsets: main.chunkOffsets, count: main.blockBases.length };
+    this.impacts = computeBlockImpacts(blocks, frequencyOf, this.textLengths, this.titleLengths, parameters, averageLength * IMPACT_HEADROOM);
   }
 
   /**
@@ -359,184 +373,112 @@ export class Bm25Index {
   }
 
   /**
-   * Scores the live chunks containing at least one query term with Okapi BM25 and returns the best
-   * `k` (ties to the earlier inserted). `accept` is consulted only for chunks that could enter the
-   * top k, so a selective filter costs little.
-   *
-   * Term at a time, rarest (highest-weight) terms first, with MaxScore-style pruning that never
-   * changes the result: each term's contribution is below its weight idf·q·(k1 + 1), so once the
-   * k-th best score so far exceeds the summed weights of the terms still to go, no chunk that has
-   * not been seen can enter the top k. The remaining (long, common-term) postings lists are then
-   * only probed, by galloping search, for the chunks that can still make it.
+   * The best `k` live chunks containing at least one query term, by Okapi BM25 (ties to the earlier
+   * inserted), with the query terms each contains. `accept` is consulted only for chunks that could
+   * enter the top k, so a selective filter costs little. Exact: see `pruning.ts`.
    */
-  search(query: readonly WeightedTerm[], k: number, parameters: Bm25Parameters, accept?: (chunk: DocumentChunk) => boolean): IndexHit[] {
-    if (this.live === 0 || k <= 0 || query.length === 0) return [];
+  search(query: readonly WeightedTerm[], k: number, parameters: Bm25Parameters, accept?: (chunk: DocumentChunk) => boolean): IndexSearch {
+    if (this.live === 0 || k <= 0 || query.length === 0) return { hits: [], checked: query.map(({ term }) => term) };
     const { k1, titleWeight } = parameters;
     const averageLength = (this.totalTextLength + titleWeight * this.totalTitleLength) / this.live;
-    if (!(averageLength > 0)) return [];
-    const terms: ResolvedTerm[] = [];
+    const terms: QueryTerm[] = [];
+    const absent: string[] = [];
     for (const { term, weight } of query) {
       const termId = this.dictionary.get(term);
-      if (termId === undefined || !(weight > 0)) continue;
-      const mainStart = termId < this.mainTermCount ? this.mainOffsets[termId]! : 0;
-      const mainEnd = termId < this.mainTermCount ? this.mainOffsets[termId + 1]! : 0;
+      if (termId === undefined || !(weight > 0)) {
+        if (termId === undefined) absent.push(term);
+        continue;
+      }
+      const inMain = termId < this.main.termCount;
       const list = this.delta.get(termId);
-      const documentFrequency = this.liveCount(mainStart, mainEnd, list);
-      if (documentFrequency === 0) continue;
-      const idf = Math.log(1 + (this.live - documentFrequency + 0.5) / (documentFrequency + 0.5));
-      terms.push({ mainStart, mainEnd, list, weight: idf * weight * (k1 + 1), postings: mainEnd - mainStart + (list?.length ?? 0) });
+      const documentFrequency = this.liveCount(termId, list);
+      if (documentFrequency === 0) {
+        absent.push(term);
+        continue;
+      }
+      const idf = inverseDocumentFrequency(this.live, documentFrequency);
+      terms.push({
+        term,
+        weight: idf * weight * (k1 + 1),
+        blockStart: inMain ? this.main.blockOffsets[termId]! : 0,
+        blockEnd: inMain ? this.main.blockOffsets[termId + 1]! : 0,
+        list,
+        bit: 0,
+      });
     }
-    if (terms.length === 0) return [];
+    if (terms.length === 0 || !(averageLength > 0)) return { hits: [], checked: query.map(({ term }) => term) };
     // Stable: equal weights keep query order, so the summation order (and the scores, to the last
     // bit) is the same however the index was built.
     terms.sort((a, b) => b.weight - a.weight);
-    const remaining = new Float64Array(terms.length + 1);
-    for (let index = terms.length - 1; index >= 0; index--) remaining[index] = remaining[index + 1]! + terms[index]!.weight;
+    for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) terms[index]!.bit = 1 << index;
+    const normalization = lengthNormalization(parameters, averageLength);
     const norms = this.lengthNorms(parameters, averageLength);
-    this.accumulator = growFloat64(this.accumulator, this.slots);
-    this.touched = growUint32(this.touched, this.slots);
-    if (accept) this.filterMemo = growUint8(this.filterMemo, this.slots);
-    const accumulator = this.accumulator;
-    const touched = this.touched;
-    const memo = accept ? this.filterMemo : undefined;
-    const passes = (ordinal: number): boolean => {
-      if (!accept || !memo) return true;
-      let state = memo[ordinal]!;
-      if (state === 0) memo[ordinal] = state = accept(this.chunks[ordinal]!) ? 1 : 2;
-      return state === 1;
-    };
-    let touchedCount = 0;
-    try {
-      let essential = 0;
-      for (; essential < terms.length; essential++) {
-        const term = terms[essential]!;
-        // Checking costs a pass over the chunks seen so far: worth it only before a long list.
-        if (this.searchOptions.pruning && touchedCount >= k && term.postings >= PRUNING_MIN_POSTINGS && term.postings * 4 >= touchedCount) {
-          const threshold = this.kthScore(k, touchedCount, passes);
-          if (threshold !== undefined && remaining[essential]! * SAFETY < threshold) break;
-        }
-        touchedCount = this.accumulateTerm(term, parameters, norms, touchedCount);
-      }
-      let candidates = touched.subarray(0, touchedCount);
-      if (essential < terms.length) {
-        const threshold = this.kthScore(k, touchedCount, passes) ?? 0;
-        const bound = remaining[essential]! * SAFETY;
-        // Only chunks whose partial score plus everything still to come reaches the threshold matter.
-        this.candidates = growUint32(this.candidates, touchedCount);
-        let kept = 0;
-        for (let index = 0; index < touchedCount; index++) {
-          const ordinal = touched[index]!;
-          if (accumulator[ordinal]! + bound >= threshold) this.candidates[kept++] = ordinal;
-        }
-        candidates = this.candidates.subarray(0, kept).sort();
-        for (let index = essential; index < terms.length; index++) this.probeTerm(terms[index]!, parameters, norms, candidates);
-      }
-      const heap = this.topK(Math.min(k, candidates.length));
-      for (let index = 0; index < candidates.length; index++) {
-        const ordinal = candidates[index]!;
-        const score = accumulator[ordinal]!;
-        if (!heap.admits(score, ordinal) || !passes(ordinal)) continue;
-        heap.push(score, ordinal);
-      }
-      return heap.sorted().map(({ rank, item }) => ({ chunk: this.chunks[item]!, score: rank }));
-    } finally {
-      // Leave the scratch buffers clean (also when `accept` threw).
-      for (let index = 0; index < touchedCount; index++) {
-        const ordinal = touched[index]!;
-        accumulator[ordinal] = 0;
-        if (memo) memo[ordinal] = 0;
-      }
+    if (this.codeTitleWeight !== titleWeight) {
+      this.codeFrequencies = frequencyTable(titleWeight);
+      this.codeTitleWeight = titleWeight;
     }
+    const heap = this.topK(Math.min(k, this.live));
+    const chunks = this.chunks;
+    this.hitMasks = growUint32(this.hitMasks, this.slots);
+    const hitMasks = this.hitMasks;
+    searchSegments(
+      {
+        segment: this.main,
+        mainSlots: this.mainSlots,
+        slots: this.slots,
+        dead: this.dead,
+        checkDead: this.tombstones > 0,
+        norms,
+        frequencies: this.codeFrequencies,
+        titleWeight,
+        normalization,
+        heap,
+        impacts: this.impactsFor(parameters, averageLength),
+        accept: accept ? (ordinal) => accept(chunks[ordinal]!) : undefined,
+        prune: this.searchOptions.pruning,
+      },
+      terms,
+      this.scratch,
+      hitMasks,
+    );
+    const checked: string[] = absent;
+    for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) checked.push(terms[index]!.term);
+    Object.freeze(checked);
+    const byMask = new Map<number, readonly string[]>();
+    const { ranks, items } = heap.sortedArrays();
+    const hits: IndexHit[] = new Array(items.length);
+    for (let rank = 0; rank < items.length; rank++) {
+      const ordinal = items[rank]!;
+      const mask = hitMasks[ordinal]!;
+      let matched = byMask.get(mask);
+      if (!matched) {
+        const list: string[] = [];
+        for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) if ((mask & (1 << index)) !== 0) list.push(terms[index]!.term);
+        matched = Object.freeze(list);
+        byMask.set(mask, matched);
+      }
+      hits[rank] = { chunk: chunks[ordinal]!, score: ranks[rank]!, matched };
+    }
+    return { hits, checked };
   }
 
-  /** Adds one term's contribution for every live chunk in its postings; returns the new touched count. */
-  private accumulateTerm(term: ResolvedTerm, parameters: Bm25Parameters, norms: Float64Array, touchedCount: number): number {
-    const { titleWeight } = parameters;
-    const accumulator = this.accumulator;
-    const touched = this.touched;
-    const dead = this.dead;
-    const checkDead = this.tombstones > 0;
-    const termWeight = term.weight;
-    for (let segment = 0; segment < 2; segment++) {
-      const chunkIds = segment === 0 ? this.mainChunks : term.list?.chunks;
-      const frequencies = segment === 0 ? this.mainFrequencies : term.list?.frequencies;
-      const start = segment === 0 ? term.mainStart : 0;
-      const end = segment === 0 ? term.mainEnd : (term.list?.length ?? 0);
-      if (!chunkIds || !frequencies) continue;
-      for (let index = start; index < end; index++) {
-        const ordinal = chunkIds[index]!;
-        if (checkDead && dead[ordinal] !== 0) continue;
-        const packed = frequencies[index]!;
-        const frequency = (packed & TEXT_MASK) + titleWeight * (packed >>> 16);
-        if (!(frequency > 0)) continue;
-        const contribution = (termWeight * frequency) / (frequency + norms[ordinal]!);
-        if (accumulator[ordinal] === 0) touched[touchedCount++] = ordinal;
-        accumulator[ordinal]! += contribution;
-      }
-    }
-    return touchedCount;
+  /** The exact block bounds when they hold for these parameters and this average length. */
+  private impactsFor(parameters: Bm25Parameters, averageLength: number): Float32Array | undefined {
+    const impacts = this.impacts;
+    if (!impacts || averageLength > impacts.averageLength) return undefined;
+    const reference = impacts.parameters;
+    return reference.k1 === parameters.k1 && reference.b === parameters.b && reference.titleWeight === parameters.titleWeight ? impacts.values : undefined;
   }
 
-  /**
-   * Adds one term's contribution to the given chunks only (ascending ordinals, all live), finding
-   * each in the term's ordinal-sorted postings by galloping search.
-   */
-  private probeTerm(term: ResolvedTerm, parameters: Bm25Parameters, norms: Float64Array, candidates: Uint32Array): void {
-    const { titleWeight } = parameters;
-    const accumulator = this.accumulator;
-    for (let segment = 0; segment < 2; segment++) {
-      const chunkIds = segment === 0 ? this.mainChunks : term.list?.chunks;
-      const frequencies = segment === 0 ? this.mainFrequencies : term.list?.frequencies;
-      const end = segment === 0 ? term.mainEnd : (term.list?.length ?? 0);
-      let position = segment === 0 ? term.mainStart : 0;
-      if (!chunkIds || !frequencies) continue;
-      for (let index = 0; index < candidates.length && position < end; index++) {
-        const ordinal = candidates[index]!;
-        if (chunkIds[position]! < ordinal) {
-          // Gallop to a range holding the first posting >= ordinal, then binary-search it.
-          let low = position;
-          let step = 1;
-          let high = position + 1;
-          while (high < end && chunkIds[high]! < ordinal) {
-            low = high;
-            step *= 2;
-            high = position + step;
-          }
-          if (high > end) high = end;
-          while (low + 1 < high) {
-            const middle = (low + high) >>> 1;
-            if (chunkIds[middle]! < ordinal) low = middle;
-            else high = middle;
-          }
-          position = high;
-          if (position >= end) break;
-        }
-        if (chunkIds[position] !== ordinal) continue;
-        const packed = frequencies[position]!;
-        position++;
-        const frequency = (packed & TEXT_MASK) + titleWeight * (packed >>> 16);
-        if (!(frequency > 0)) continue;
-        accumulator[ordinal]! += (term.weight * frequency) / (frequency + norms[ordinal]!);
-      }
-    }
-  }
-
-  /** The k-th best score among the touched chunks that pass the filter, or undefined when fewer than k pass. */
-  private kthScore(k: number, touchedCount: number, passes: (ordinal: number) => boolean): number | undefined {
-    const heap = this.topK(k);
-    for (let index = 0; index < touchedCount; index++) {
-      const ordinal = this.touched[index]!;
-      const score = this.accumulator[ordinal]!;
-      if (!heap.admits(score, ordinal) || !passes(ordinal)) continue;
-      heap.push(score, ordinal);
-    }
-    return heap.length === k ? heap.weakestRank() : undefined;
-  }
-
-  /** A top-k of chunk ordinals; equal scores go to the earlier inserted chunk. */
+  /** An empty top-k of chunk ordinals (reused while the capacity stays); equal scores go to the earlier inserted chunk. */
   private topK(capacity: number): TopK {
-    const sequence = this.sequence;
-    return new TopK(capacity, (a, b) => sequence[a]! < sequence[b]!);
+    let heap = this.heap;
+    if (heap?.capacity !== capacity) {
+      heap = new TopK(capacity, (a, b) => this.sequence[a]! < this.sequence[b]!);
+      this.heap = heap;
+    }
+    heap.clear();
+    return heap;
   }
 
   /**
@@ -547,11 +489,7 @@ export class Bm25Index {
     const { k1, b, titleWeight } = parameters;
     if (this.normsVersion === this.version && this.normsK1 === k1 && this.normsB === b && this.normsTitleWeight === titleWeight && this.norms.length >= this.slots) return this.norms;
     this.norms = growFloat64(this.norms, this.slots);
-    const lengthFree = k1 * (1 - b);
-    const lengthScale = (k1 * b) / averageLength;
-    for (let ordinal = 0; ordinal < this.slots; ordinal++) {
-      this.norms[ordinal] = lengthFree + lengthScale * (this.textLengths[ordinal]! + titleWeight * this.titleLengths[ordinal]!);
-    }
+    fillNorms(this.norms, this.slots, this.textLengths, this.titleLengths, titleWeight, lengthNormalization(parameters, averageLength));
     this.normsVersion = this.version;
     this.normsK1 = k1;
     this.normsB = b;
@@ -582,9 +520,7 @@ export class Bm25Index {
     const liveCounts = new Uint32Array(termCount);
     let totalPostings = 0;
     for (let termId = 0; termId < termCount; termId++) {
-      const mainStart = termId < this.mainTermCount ? this.mainOffsets[termId]! : 0;
-      const mainEnd = termId < this.mainTermCount ? this.mainOffsets[termId + 1]! : 0;
-      const count = this.liveCount(mainStart, mainEnd, this.delta.get(termId));
+      const count = this.countLive(termId, this.delta.get(termId));
       liveCounts[termId] = count;
       totalPostings += count;
     }
@@ -607,20 +543,17 @@ export class Bm25Index {
     const postingChunks = new Uint32Array(totalPostings);
     const postingFrequencies = new Uint32Array(totalPostings);
     let position = 0;
-    const mainChunks = this.mainChunks;
-    const mainFrequencies = this.mainFrequencies;
+    const main = this.main;
     for (let termId = 0; termId < termCount; termId++) {
       const newTermId = newTermIds[termId]!;
       if (newTermId < 0) continue;
       const start = position;
-      const mainStart = termId < this.mainTermCount ? this.mainOffsets[termId]! : 0;
-      const mainEnd = termId < this.mainTermCount ? this.mainOffsets[termId + 1]! : 0;
-      for (let index = mainStart; index < mainEnd; index++) {
-        const target = renumber[mainChunks[index]!]!;
-        if (target < 0) continue;
+      forEachMainPosting(main, termId, (ordinal, at) => {
+        const target = renumber[ordinal]!;
+        if (target < 0) return;
         postingChunks[position] = target;
-        postingFrequencies[position++] = mainFrequencies[index]!;
-      }
+        postingFrequencies[position++] = packedAt(main, at);
+      });
       const list = this.delta.get(termId);
       if (list) {
         for (let index = 0; index < list.length; index++) {
@@ -630,7 +563,7 @@ export class Bm25Index {
           postingFrequencies[position++] = list.frequencies[index]!;
         }
       }
-      // Updates can move a chunk's ordinal; keep each postings list in ordinal order for locality.
+      // Updates can move a chunk's ordinal; keep each postings list in ordinal order.
       sortPostingRange(postingChunks, postingFrequencies, start, position);
       offsets[newTermId + 1] = position;
     }
@@ -656,10 +589,8 @@ export class Bm25Index {
       this.dictionary = new Map();
       for (let termId = 0; termId < newTerms.length; termId++) this.dictionary.set(newTerms[termId]!, termId);
     }
-    this.mainTermCount = newTerms.length;
-    this.mainOffsets = offsets;
-    this.mainChunks = postingChunks;
-    this.mainFrequencies = postingFrequencies;
+    this.main = encodePackedSegment(newTerms.length, offsets, postingChunks, postingFrequencies, textLengths, titleLengths);
+    this.mainSlots = count;
     this.delta = new Map();
     this.deltaPostings = 0;
     this.textLengths = textLengths;
@@ -675,40 +606,40 @@ export class Bm25Index {
     this.tombstones = 0;
     this.nextSequence = count;
     this.version++;
+    this.refreshImpacts();
   }
 
   /**
    * The compacted arrays (compacts first): with {@link load}, the one pair through which the index
-   * is serialised (JSON in `KeywordRetriever.toJSON`, binary in keyword-snapshot.ts). The typed
-   * arrays are views of the live index, not copies — a million-chunk snapshot is written without
-   * holding the index twice — so they are valid until the next write (callers hold the write queue).
+   * is serialised (JSON in `KeywordRetriever.toJSON`, binary in keyword-snapshot.ts). The postings
+   * are decoded from the block segment into fresh arrays in the plain layout (offsets, ordinals,
+   * packed frequencies; `load` encodes them into blocks again), so a snapshot's format does not
+   * depend on the in-memory encoding; the length arrays are views of the live index. Valid until
+   * the next write (callers hold the write queue).
    */
   snapshot(): Bm25IndexSnapshot {
     this.compact();
+    const { offsets, postingChunks, postingFrequencies } = decodeSegment(this.main);
     return {
       terms: this.terms.slice(),
       chunks: this.chunks.slice(0, this.slots) as DocumentChunk[],
       textLengths: this.textLengths.subarray(0, this.slots),
       titleLengths: this.titleLengths.subarray(0, this.slots),
-      offsets: this.mainOffsets.subarray(0, this.mainTermCount + 1),
-      postingChunks: this.mainChunks,
-      postingFrequencies: this.mainFrequencies,
+      offsets,
+      postingChunks,
+      postingFrequencies,
     };
   }
 
   /**
    * Replaces the state with a compacted snapshot. The snapshot must be consistent (see
-   * {@link validateSnapshot}); it is adopted, not copied.
+   * {@link validateSnapshot}); its arrays are adopted or encoded, not copied.
    */
   load(snapshot: Bm25IndexSnapshot): void {
     const count = snapshot.chunks.length;
     this.reset();
     this.terms = snapshot.terms;
     for (let termId = 0; termId < snapshot.terms.length; termId++) this.dictionary.set(snapshot.terms[termId]!, termId);
-    this.mainTermCount = snapshot.terms.length;
-    this.mainOffsets = snapshot.offsets;
-    this.mainChunks = snapshot.postingChunks;
-    this.mainFrequencies = snapshot.postingFrequencies;
     this.reserveSlots(count);
     this.textLengths.set(snapshot.textLengths);
     this.titleLengths.set(snapshot.titleLengths);
@@ -725,31 +656,40 @@ export class Bm25Index {
     this.slots = count;
     this.live = count;
     this.nextSequence = count;
+    this.main = encodePackedSegment(snapshot.terms.length, snapshot.offsets, snapshot.postingChunks, snapshot.postingFrequencies, snapshot.textLengths, snapshot.titleLengths);
+    this.mainSlots = count;
+    this.refreshImpacts();
   }
 
   /** Sizes, for diagnostics and memory planning. */
   stats(): Bm25IndexStats {
     let deltaBytes = 0;
     for (const list of this.delta.values()) deltaBytes += list.chunks.byteLength + list.frequencies.byteLength;
+    const scratch = this.scratch;
     const typedArrayBytes =
-      this.mainOffsets.byteLength +
-      this.mainChunks.byteLength +
-      this.mainFrequencies.byteLength +
+      segmentBytes(this.main) +
       deltaBytes +
       this.textLengths.byteLength +
       this.titleLengths.byteLength +
       this.sequence.byteLength +
       this.dead.byteLength +
       this.nextInDocument.byteLength +
-      this.accumulator.byteLength +
-      this.touched.byteLength +
+      this.norms.byteLength +
       this.termCounts.byteLength +
       this.scratchTermIds.byteLength +
-      this.scratchFrequencies.byteLength;
+      this.scratchFrequencies.byteLength +
+      this.hitMasks.byteLength +
+      (this.impacts?.values.byteLength ?? 0) +
+      scratch.accumulator.byteLength +
+      scratch.masks.byteLength +
+      scratch.touched.byteLength +
+      scratch.deltaAccumulator.byteLength +
+      scratch.deltaMasks.byteLength +
+      scratch.deltaTouched.byteLength;
     return {
       chunks: this.live,
       terms: this.dictionary.size,
-      postings: this.mainChunks.length + this.deltaPostings,
+      postings: this.main.chunkOffsets.length + this.deltaPostings,
       deltaPostings: this.deltaPostings,
       tombstones: this.tombstones,
       typedArrayBytes,
@@ -760,10 +700,9 @@ export class Bm25Index {
     this.version++;
     this.dictionary = new Map();
     this.terms = [];
-    this.mainTermCount = 0;
-    this.mainOffsets = new Uint32Array(1);
-    this.mainChunks = new Uint32Array(0);
-    this.mainFrequencies = new Uint32Array(0);
+    this.main = emptySegment();
+    this.mainSlots = 0;
+    this.impacts = undefined;
     this.delta = new Map();
     this.deltaPostings = 0;
     this.slots = 0;
@@ -780,18 +719,41 @@ export class Bm25Index {
     this.nextSequence = 0;
     this.totalTextLength = 0;
     this.totalTitleLength = 0;
-    this.accumulator = new Float64Array(0);
-    this.touched = new Uint32Array(0);
+    this.norms = new Float64Array(0);
+    this.normsVersion = -1;
   }
 
-  /** Live postings of one term (all of them when nothing was removed). */
-  private liveCount(mainStart: number, mainEnd: number, list: PostingList | undefined): number {
-    const total = mainEnd - mainStart + (list?.length ?? 0);
-    if (this.tombstones === 0) return total;
-    let count = 0;
+  /** Live postings of one term (all of them when nothing was removed), cached per version. */
+  private liveCount(termId: number, list: PostingList | undefined): number {
+    if (this.tombstones === 0) {
+      const main = this.main;
+      const inMain = termId < main.termCount ? main.offsets[termId + 1]! - main.offsets[termId]! : 0;
+      return inMain + (list?.length ?? 0);
+    }
+    if (this.liveCountsVersion !== this.version) {
+      this.liveCounts.clear();
+      this.liveCountsVersion = this.version;
+    }
+    let count = this.liveCounts.get(termId);
+    if (count === undefined) {
+      count = this.countLive(termId, list);
+      this.liveCounts.set(termId, count);
+    }
+    return count;
+  }
+
+  /** Counts a term's live postings in both segments. */
+  private countLive(termId: number, list: PostingList | undefined): number {
+    const main = this.main;
     const dead = this.dead;
-    const mainChunks = this.mainChunks;
-    for (let index = mainStart; index < mainEnd; index++) if (dead[mainChunks[index]!] === 0) count++;
+    let count = 0;
+    if (termId < main.termCount) {
+      if (this.tombstones === 0) count = main.offsets[termId + 1]! - main.offsets[termId]!;
+      else
+        forEachMainPosting(main, termId, (ordinal) => {
+          if (dead[ordinal] === 0) count++;
+        });
+    }
     if (list) {
       const chunks = list.chunks;
       for (let index = 0; index < list.length; index++) if (dead[chunks[index]!] === 0) count++;
@@ -844,7 +806,7 @@ export class Bm25Index {
   }
 
   private maybeCompact(): void {
-    const mainPostings = this.mainChunks.length;
+    const mainPostings = this.main.chunkOffsets.length;
     const deltaDue = this.deltaPostings > DELTA_FLOOR && this.deltaPostings > mainPostings * this.compaction.deltaRatio;
     const tombstonesDue = this.tombstones > TOMBSTONE_FLOOR && this.tombstones > this.slots * this.compaction.tombstoneRatio;
     if (deltaDue || tombstonesDue) this.compact();

@@ -2,6 +2,7 @@ import {
   createError,
   invalidArgument,
   matchesFilter,
+  mergeScores,
   resolveConfigSection,
   toDocumentChunks,
   ZerdaError,
@@ -12,6 +13,7 @@ import {
   type Retriever,
   type ScoreBreakdown,
   type ScoredChunk,
+  type TermMatches,
   type SnapshotReader,
   type SnapshotWriter,
   readSnapshotJson,
@@ -67,6 +69,7 @@ function subRetrieverError(name: string, operation: string, error: unknown): unk
 
 interface FusedEntry {
   chunk: DocumentChunk;
+  termMatches: TermMatches | undefined;
   scores: ScoreBreakdown;
   retrievers: string[];
   fused: number;
@@ -334,11 +337,13 @@ export class HybridRetriever implements Retriever {
             : weight * (maximum > minimum ? (item.score - minimum) / (maximum - minimum) : 1);
         let entry = entries.get(item.chunk.id);
         if (!entry) {
-          entry = { chunk: item.chunk, scores: {}, retrievers: [], fused: 0, bestPosition: position, firstList: listIndex };
+          entry = { chunk: item.chunk, termMatches: undefined, scores: {}, retrievers: [], fused: 0, bestPosition: position, firstList: listIndex };
           entries.set(item.chunk.id, entry);
         } else if (entry.chunk.embedding === undefined && item.chunk.embedding !== undefined) {
           entry.chunk = item.chunk; // keep the copy that can take part in MMR
         }
+        // What a keyword retriever knows of the query terms the chunk contains (the first one that knows).
+        if (entry.termMatches === undefined && item.termMatches !== undefined) entry.termMatches = item.termMatches;
         entry.fused += contribution;
         entry.bestPosition = Math.min(entry.bestPosition, position);
         for (const [key, value] of Object.entries(item.scores ?? {})) {
@@ -348,6 +353,10 @@ export class HybridRetriever implements Retriever {
       });
     });
     const ordered = [...entries.values()].sort((a, b) => b.fused - a.fused || a.bestPosition - b.bestPosition || a.firstList - b.firstList);
-    return ordered.map((entry) => ({ chunk: entry.chunk, score: entry.fused, scores: { ...entry.scores, fused: entry.fused }, retrievers: entry.retrievers }));
+    return ordered.map((entry) => {
+      const fused: ScoredChunk = { chunk: entry.chunk, score: entry.fused, scores: mergeScores(entry.scores, { fused: entry.fused }), retrievers: entry.retrievers };
+      if (entry.termMatches !== undefined) fused.termMatches = entry.termMatches;
+      return fused;
+    });
   }
 }

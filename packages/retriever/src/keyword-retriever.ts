@@ -11,6 +11,7 @@ import {
   type RetrieveOptions,
   type Retriever,
   type ScoredChunk,
+  type TermMatches,
   type SnapshotReader,
   type SnapshotWriter,
 } from '@zerda/types';
@@ -183,21 +184,39 @@ export class KeywordRetriever implements Retriever {
       deltaRatio: parseNonNegative(compaction.deltaRatio, 0.25, 'options.compaction.deltaRatio'),
       tombstoneRatio: parseNonNegative(compaction.tombstoneRatio, 0.25, 'options.compaction.tombstoneRatio', 1),
     };
-    this.invertedIndex = new Bm25Index(this.compaction);
+    this.invertedIndex = new Bm25Index(this.compaction, { pruning: true, parameters: this.parameters });
   }
 
   /**
    * The `topK` best chunks for `query` by BM25, best first, each passing `options.filter`.
    * The query is analysed with this index's analyzer (never with `options.analysis`, whose
-   * keywords may come from another analysis), repeated terms counting repeatedly.
+   * keywords may come from another analysis), repeated terms counting repeatedly. With an
+   * `Analyzer` (not a custom `analyze` function), each hit carries `termMatches`: which query terms
+   * its title or text contains, known from the postings.
    */
   async retrieve(query: string, options?: RetrieveOptions): Promise<ScoredChunk[]> {
     const { topK, filter } = parseRetrieveOptions(query, options);
     if (topK === 0 || this.invertedIndex.size === 0) return [];
     const terms = weightQueryTerms(this.terms(query, 'query'));
     const accept = filter ? (chunk: DocumentChunk) => matchesFilter(chunk, filter) : undefined;
-    const hits = this.invertedIndex.search(terms, topK, this.parameters, accept);
-    return hits.map(({ chunk, score }) => ({ chunk, score, scores: { keyword: score }, retrievers: [this.name] }));
+    const { hits, checked } = this.invertedIndex.search(terms, topK, this.parameters, accept);
+    const analyzer = this.analyzer instanceof Analyzer ? this.analyzer.fingerprint : undefined;
+    // Matches cover the title only when titles are indexed (titleWeight > 0).
+    const titlesIndexed = this.parameters.titleWeight > 0;
+    // Hits with the same matched terms share one (frozen) TermMatches.
+    const shared = new Map<readonly string[], TermMatches>();
+    return hits.map(({ chunk, score, matched }) => {
+      const hit: ScoredChunk = { chunk, score, scores: { keyword: score }, retrievers: [this.name] };
+      if (analyzer !== undefined && (titlesIndexed || !chunk.title)) {
+        let termMatches = shared.get(matched);
+        if (!termMatches) {
+          termMatches = Object.freeze({ analyzer, checked, matched });
+          shared.set(matched, termMatches);
+        }
+        hit.termMatches = termMatches;
+      }
+      return hit;
+    });
   }
 
   /** Replaces the whole corpus (chunk inputs are validated as by `toDocumentChunks`; ids must be unique). */
@@ -207,7 +226,7 @@ export class KeywordRetriever implements Retriever {
       // Build a fresh index while the current one keeps answering; swap when complete, so a failure
       // (a throwing custom analyzer) leaves the current index as it was. Chunks are analysed and
       // appended one by one, so their term lists are never all held at once.
-      const next = new Bm25Index(this.compaction);
+      const next = new Bm25Index(this.compaction, { pruning: true, parameters: this.parameters });
       next.startBulk(validated.length);
       for (let index = 0; index < validated.length; index++) {
         if (index > 0 && index % ANALYSIS_BATCH === 0) await yieldToEventLoop();

@@ -1,4 +1,4 @@
-import { cosineSimilarity, invalidArgument, type ScoredChunk } from '@zerda/types';
+import { cosineSimilarity, invalidArgument, mergeScores, type ScoredChunk } from '@zerda/types';
 import { optionsObject, rejectUnknownOptions } from './retrieve-options.js';
 
 /** Options of {@link maximalMarginalRelevance}. */
@@ -55,7 +55,7 @@ export function maximalMarginalRelevance(candidates: readonly ScoredChunk[], opt
     if (best < 0) break;
     picked[best] = 1;
     const chosen = candidates[best]!;
-    selected.push({ ...chosen, scores: { ...chosen.scores, mmr: bestValue } });
+    selected.push({ ...chosen, scores: mergeScores(chosen.scores, { mmr: bestValue }) });
     const embedding = chosen.chunk.embedding;
     if (!embedding) continue;
     for (let index = 0; index < count; index++) {

@@ -84,6 +84,12 @@ export function resolveAnalyzerOptions(options?: AnalyzerOptions): ResolvedAnaly
   };
 }
 
+/** The fingerprint of resolved options: every option, in a fixed order, so distinct options never share one. */
+function analyzerFingerprint(options: ResolvedAnalyzerOptions): string {
+  const flags = [options.stem && 'stem', options.stopwords && 'stopwords', options.arabic.tehMarbuta && 'tehMarbuta', options.arabic.hamzaSeats && 'hamzaSeats'].filter(Boolean);
+  return `zerda-analyzer(${[...flags, `arabic=${options.arabic.stemmer}`, `english=${options.english.stemmer}`, `min=${options.minTokenLength}`].join(',')})`;
+}
+
 const NO_TERMS: readonly string[] = Object.freeze([]);
 const TOKEN_SCRIPTS: readonly TokenScript[] = ['arabic', 'latin', 'digit', 'other'];
 
@@ -101,6 +107,13 @@ type TermsOfToken = string | readonly string[] | null;
 export class Analyzer {
   /** The resolved options (plain JSON: record them next to an index to know how it was analysed). */
   readonly options: Readonly<ResolvedAnalyzerOptions>;
+  /**
+   * Names exactly what this analyzer does (every option, e.g.
+   * `zerda-analyzer(stem,stopwords,arabic=light,english=porter2,min=1)`): two analyzers with the same
+   * fingerprint turn every text into the same terms, so a stage may reuse terms another stage found
+   * with an analyzer of the same fingerprint (see `ScoredChunk.termMatches`).
+   */
+  readonly fingerprint: string;
   private readonly cache = new BoundedCache<string, TermsOfToken>(100_000);
   private readonly arabicStopwords: ReadonlySet<string>;
 
@@ -108,6 +121,7 @@ export class Analyzer {
     const resolved = resolveAnalyzerOptions(options);
     this.options = Object.freeze({ ...resolved, arabic: Object.freeze(resolved.arabic), english: Object.freeze(resolved.english) });
     this.arabicStopwords = arabicStopwordsFor(resolved.arabic.tehMarbuta, resolved.arabic.hamzaSeats);
+    this.fingerprint = analyzerFingerprint(resolved);
   }
 
   /** Index/query terms of `text`, in order, duplicates kept. */

@@ -12,6 +12,8 @@ export class TopK {
   private readonly ranks: Float64Array;
   private readonly items: Int32Array;
   private size = 0;
+  /** False while items appended since the last heapify break the heap order. */
+  private ordered = true;
 
   constructor(
     readonly capacity: number,
@@ -28,60 +30,100 @@ export class TopK {
     return this.size;
   }
 
-  /** True when `(rankA, itemA)` ranks below `(rankB, itemB)`. */
-  private weaker(rankA: number, itemA: number, rankB: number, itemB: number): boolean {
-    return rankA < rankB || (rankA === rankB && this.tieBefore(itemB, itemA));
-  }
-
   /**
    * True when an item with this rank would be kept. Lets callers skip expensive checks (such as a
    * metadata filter) for candidates that could not enter anyway.
    */
   admits(rank: number, item: number): boolean {
     if (this.size < this.capacity) return true;
-    return this.capacity > 0 && this.weaker(this.ranks[0]!, this.items[0]!, rank, item);
+    if (this.capacity === 0) return false;
+    if (!this.ordered) this.heapify();
+    const root = this.ranks[0]!;
+    return root < rank || (root === rank && this.tieBefore(item, this.items[0]!));
   }
 
   /** The weakest kept rank (the root), or undefined when nothing is kept. */
   weakestRank(): number | undefined {
-    return this.size === 0 ? undefined : this.ranks[0];
+    if (this.size === 0) return undefined;
+    if (!this.ordered) this.heapify();
+    return this.ranks[0];
   }
 
   /** Offers an item; it is kept when there is room or it beats the weakest kept item. */
   push(rank: number, item: number): void {
-    if (!this.admits(rank, item)) return;
-    let index: number;
     if (this.size < this.capacity) {
-      index = this.size++;
-      while (index > 0) {
-        const parent = (index - 1) >> 1;
-        if (!this.weaker(rank, item, this.ranks[parent]!, this.items[parent]!)) break;
-        this.ranks[index] = this.ranks[parent]!;
-        this.items[index] = this.items[parent]!;
-        index = parent;
-      }
-    } else {
-      // Replace the root and sift down.
-      index = 0;
-      for (;;) {
-        const left = 2 * index + 1;
-        if (left >= this.size) break;
-        const right = left + 1;
-        const child = right < this.size && this.weaker(this.ranks[right]!, this.items[right]!, this.ranks[left]!, this.items[left]!) ? right : left;
-        if (!this.weaker(this.ranks[child]!, this.items[child]!, rank, item)) break;
-        this.ranks[index] = this.ranks[child]!;
-        this.items[index] = this.items[child]!;
-        index = child;
-      }
+      // Filling up: append, and order the heap only once it is needed (one linear heapify
+      // instead of a sift per item).
+      this.ranks[this.size] = rank;
+      this.items[this.size++] = item;
+      this.ordered = false;
+      return;
     }
-    this.ranks[index] = rank;
-    this.items[index] = item;
+    if (!this.admits(rank, item)) return;
+    // Replace the root and sift down.
+    siftDown(this.ranks, this.items, 0, rank, item, this.size, this.tieBefore);
   }
 
-  /** The kept items, best first. */
-  sorted(): Array<{ rank: number; item: number }> {
-    const out: Array<{ rank: number; item: number }> = [];
-    for (let index = 0; index < this.size; index++) out.push({ rank: this.ranks[index]!, item: this.items[index]! });
-    return out.sort((a, b) => (a.rank !== b.rank ? b.rank - a.rank : this.tieBefore(a.item, b.item) ? -1 : 1));
+  /** Floyd's heap construction over the appended items. */
+  private heapify(): void {
+    for (let index = (this.size >> 1) - 1; index >= 0; index--) siftDown(this.ranks, this.items, index, this.ranks[index]!, this.items[index]!, this.size, this.tieBefore);
+    this.ordered = true;
   }
+
+  /** Forgets every kept item (the capacity stays), so one heap can serve many searches. */
+  clear(): void {
+    this.size = 0;
+    this.ordered = true;
+  }
+
+  /** The kept items, best first (the heap itself is left as it was). */
+  sorted(): Array<{ rank: number; item: number }> {
+    const { ranks, items } = this.sortedArrays();
+    const out = new Array<{ rank: number; item: number }>(ranks.length);
+    for (let index = 0; index < ranks.length; index++) out[index] = { rank: ranks[index]!, item: items[index]! };
+    return out;
+  }
+
+  /** {@link sorted} as two parallel typed arrays (no object per item): ranks and items, best first. */
+  sortedArrays(): { ranks: Float64Array; items: Int32Array } {
+    if (!this.ordered) this.heapify();
+    const count = this.size;
+    // Heap-sort a copy: swap the weakest to the back until one is left. Cheaper than a comparison
+    // sort through a closure, and the heap order is already half the work.
+    const ranks = this.ranks.slice(0, count);
+    const items = this.items.slice(0, count);
+    for (let end = count - 1; end > 0; end--) {
+      const rank = ranks[end]!;
+      const item = items[end]!;
+      ranks[end] = ranks[0]!;
+      items[end] = items[0]!;
+      siftDown(ranks, items, 0, rank, item, end, this.tieBefore);
+    }
+    return { ranks, items };
+  }
+}
+
+/**
+ * Places `(rank, item)` at `index` of the min-heap `ranks`/`items` of `size` entries, moving weaker
+ * children up (ties: `tieBefore(a, b)` means a ranks above b).
+ */
+function siftDown(ranks: Float64Array, items: Int32Array, index: number, rank: number, item: number, size: number, tieBefore: (a: number, b: number) => boolean): void {
+  for (;;) {
+    const left = 2 * index + 1;
+    if (left >= size) break;
+    let child = left;
+    const right = left + 1;
+    if (right < size) {
+      const rightRank = ranks[right]!;
+      const leftRank = ranks[left]!;
+      if (rightRank < leftRank || (rightRank === leftRank && tieBefore(items[left]!, items[right]!))) child = right;
+    }
+    const childRank = ranks[child]!;
+    if (!(childRank < rank || (childRank === rank && tieBefore(item, items[child]!)))) break;
+    ranks[index] = childRank;
+    items[index] = items[child]!;
+    index = child;
+  }
+  ranks[index] = rank;
+  items[index] = item;
 }

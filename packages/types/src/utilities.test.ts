@@ -18,6 +18,15 @@ describe('TopK', () => {
         expect(heap.sorted()).toEqual(expected.map(({ rank, item }) => ({ rank, item })));
         expect(heap.length).toBe(Math.min(k, entries.length));
         expect(heap.weakestRank()).toBe(expected.length === 0 ? undefined : expected[expected.length - 1]!.rank);
+        const arrays = heap.sortedArrays();
+        expect([...arrays.ranks]).toEqual(expected.map(({ rank }) => rank));
+        expect([...arrays.items]).toEqual(expected.map(({ item }) => item));
+        // sorted() leaves the heap as it was; clear() empties it for another round.
+        expect(heap.sorted()).toEqual(expected.map(({ rank, item }) => ({ rank, item })));
+        heap.clear();
+        expect(heap.length).toBe(0);
+        entries.forEach(([rank], item) => heap.push(rank, item));
+        expect(heap.sorted()).toEqual(expected.map(({ rank, item }) => ({ rank, item })));
       }),
     );
   });

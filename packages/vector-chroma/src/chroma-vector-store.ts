@@ -41,7 +41,11 @@ export interface ChromaVectorStoreOptions {
   includeEmbeddings?: boolean;
   /** First over-fetch factor when part of a filter is checked after the query (string ranges). Default 4. */
   overFetch?: number;
-  /** HNSW `ef_search` and `ef_construction` for a new collection (Chroma's defaults: 100 and 100). */
+  /**
+   * HNSW settings for a new collection. Defaults `efSearch` 256, `efConstruction` 100,
+   * `maxNeighbors` 24 — those of @zerda/vector-hnswlib (Chroma's index is hnswlib): Chroma's own
+   * 100 / 100 / 16 gave recall@10 0.86 at 100k on @zerda/bench's GloVe vectors.
+   */
   hnsw?: { efSearch?: number; efConstruction?: number; maxNeighbors?: number };
 }
 
@@ -143,10 +147,11 @@ export class ChromaVectorStore implements VectorStore {
     this.overFetch = options.overFetch === undefined ? 4 : checkInteger(options.overFetch, 'options.overFetch', 1, 1000);
     const hnsw = options.hnsw ?? {};
     if (hnsw === null || typeof hnsw !== 'object') throw invalidArgument('options.hnsw', 'an object { efSearch, efConstruction, maxNeighbors }', hnsw);
-    this.hnsw = {};
-    if (hnsw.efSearch !== undefined) this.hnsw.ef_search = checkInteger(hnsw.efSearch, 'options.hnsw.efSearch', 1, 100_000);
-    if (hnsw.efConstruction !== undefined) this.hnsw.ef_construction = checkInteger(hnsw.efConstruction, 'options.hnsw.efConstruction', 1, 100_000);
-    if (hnsw.maxNeighbors !== undefined) this.hnsw.max_neighbors = checkInteger(hnsw.maxNeighbors, 'options.hnsw.maxNeighbors', 2, 1000);
+    this.hnsw = {
+      ef_search: hnsw.efSearch === undefined ? 256 : checkInteger(hnsw.efSearch, 'options.hnsw.efSearch', 1, 100_000),
+      ef_construction: hnsw.efConstruction === undefined ? 100 : checkInteger(hnsw.efConstruction, 'options.hnsw.efConstruction', 1, 100_000),
+      max_neighbors: hnsw.maxNeighbors === undefined ? 24 : checkInteger(hnsw.maxNeighbors, 'options.hnsw.maxNeighbors', 2, 1000),
+    };
   }
 
   /**

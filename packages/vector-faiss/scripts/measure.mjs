@@ -50,6 +50,6 @@ for (const dimensions of [64, 384]) {
     };
     const unfiltered = await measure({ k: 10 });
     const filtered = await measure({ k: 10, filter: { cluster: 3, year: { $gte: 2010 } } });
-    console.log(JSON.stringify({ store: `faiss (${index === 'flat' ? 'flat, exact' : 'HNSW32, efSearch 128'})`, chunks: total, dimensions, buildMs: Math.round(buildMs), recallAt10: found / 500, queryMs: unfiltered, filteredQueryMs: filtered }));
+    console.log(JSON.stringify({ store: `faiss (${index === 'flat' ? 'flat, exact' : `HNSW${store.hnswParameters.m}, efSearch ${store.hnswParameters.efSearch}`})`, chunks: total, dimensions, buildMs: Math.round(buildMs), recallAt10: found / 500, queryMs: unfiltered, filteredQueryMs: filtered }));
   }
 }

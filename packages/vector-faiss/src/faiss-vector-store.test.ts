@@ -147,7 +147,7 @@ describe.skipIf(!availability.available)(title, () => {
     };
     const defaults = new FaissVectorStore({ index: 'hnsw' });
     await defaults.add(chunks);
-    expect(defaults.hnswParameters).toEqual({ m: 32, efConstruction: 200, efSearch: 128, applied: true });
+    expect(defaults.hnswParameters).toEqual({ m: 32, efConstruction: 200, efSearch: 256, applied: true });
     const narrow = new FaissVectorStore({ index: 'hnsw', hnsw: { m: 4, efConstruction: 8, efSearch: 1 } });
     await narrow.add(chunks);
     expect(narrow.hnswParameters).toEqual({ m: 4, efConstruction: 8, efSearch: 1, applied: true });
@@ -158,7 +158,7 @@ describe.skipIf(!availability.available)(title, () => {
     const file = join(directory, 'hnsw-parameters.zfaiss');
     await defaults.save(file);
     const loaded = await FaissVectorStore.load(file);
-    expect(loaded.hnswParameters).toEqual({ m: 32, efConstruction: 200, efSearch: 128, applied: true });
+    expect(loaded.hnswParameters).toEqual({ m: 32, efConstruction: 200, efSearch: 256, applied: true });
     for (const query of queries.slice(0, 5)) {
       expect((await loaded.search(query, { k: 10 })).map((hit) => hit.chunk.id)).toEqual((await defaults.search(query, { k: 10 })).map((hit) => hit.chunk.id));
     }

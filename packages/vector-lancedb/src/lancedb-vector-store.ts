@@ -62,7 +62,10 @@ export interface LanceDbVectorStoreOptions {
 
 /** Backend knobs `search` understands besides `k` and `filter`. */
 export interface LanceDbSearchOptions extends VectorSearchOptions {
-  /** IVF partitions to probe when a vector index exists. */
+  /**
+   * IVF partitions to probe when a vector index exists. Default: 15% of the partitions of an index
+   * this store built (at least 20), else LanceDB's 20.
+   */
   nprobes?: number;
   /** Re-rank `k * refineFactor` index candidates with exact distances. */
   refineFactor?: number;
@@ -181,6 +184,8 @@ export class LanceDbVectorStore implements VectorStore {
   private readonly includeEmbeddings: boolean;
   private readonly overFetch: number;
   private table: lancedb.Table | undefined;
+  /** Partitions of the IVF index this store built with an explicit `numPartitions` (undefined otherwise). */
+  private indexPartitions: number | undefined;
   private preparing: Promise<boolean> | undefined;
   private writes: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -459,7 +464,7 @@ export class LanceDbVectorStore implements VectorStore {
   async search(vector: Embedding, options: LanceDbSearchOptions): Promise<VectorSearchHit[]> {
     this.assertOpen();
     const { k, filter } = validateSearchOptions(options, ['nprobes', 'refineFactor', 'ef', 'exact']);
-    const nprobes = options.nprobes === undefined ? undefined : checkInteger(options.nprobes, 'options.nprobes', 1, 100_000);
+    const nprobes = options.nprobes === undefined ? this.defaultProbes() : checkInteger(options.nprobes, 'options.nprobes', 1, 100_000);
     const refineFactor = options.refineFactor === undefined ? undefined : checkInteger(options.refineFactor, 'options.refineFactor', 1, 1000);
     const ef = options.ef === undefined ? undefined : checkInteger(options.ef, 'options.ef', 1, 100_000);
     const exact = options.exact === undefined ? false : checkBoolean(options.exact, 'options.exact');
@@ -654,7 +659,18 @@ export class LanceDbVectorStore implements VectorStore {
       } catch (error) {
         throw backendError('createVectorIndex', error);
       }
+      this.indexPartitions = type.startsWith('ivf') ? numPartitions : undefined;
     });
+  }
+
+  /**
+   * Probes for a search that names none: 15% of the partitions of the IVF index this store built
+   * (at least LanceDB's default 20). LanceDB's fixed 20 covers 20% of 100 partitions but 6% of 316:
+   * on @zerda/bench's 100k GloVe vectors (316 partitions) recall@10 was 0.92 with 20 probes. With
+   * unknown partitions (an index built elsewhere) LanceDB's default applies.
+   */
+  private defaultProbes(): number | undefined {
+    return this.indexPartitions === undefined ? undefined : Math.max(20, Math.ceil(this.indexPartitions * 0.15));
   }
 
   /** Compacts the table's files, folds new rows into its indexes and prunes old versions (LanceDB `optimize`). */
@@ -679,6 +695,7 @@ export class LanceDbVectorStore implements VectorStore {
       this.table = undefined;
       this.writeSchema = undefined;
       this.dimensionsValue = this.configuredDimensions;
+      this.indexPartitions = undefined;
       try {
         await connection.dropTable(this.tableName);
       } catch (error) {

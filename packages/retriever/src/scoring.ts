@@ -1,0 +1,108 @@
+/**
+ * Okapi BM25 as {@link Bm25Index} computes it. Every score goes through the expressions below, in
+ * the same order, so that pruned and exhaustive search — and an index built in one go, grown by
+ * writes or reloaded — give bit-identical scores:
+ * - idf = ln(1 + (N − df + 0.5) / (df + 0.5));
+ * - a query term's weight w = idf · (count in the query) · (k1 + 1);
+ * - a posting's contribution (w · tf) / (tf + norm), with tf = text count + titleWeight · title count
+ *   and norm = k1·(1 − b) + (k1·b / avglen) · (text length + titleWeight · title length);
+ * - a chunk's score sums the contributions of its terms in query-term order (highest weight first).
+ */
+
+/** Okapi BM25 parameters (see the KeywordRetriever options). */
+export interface Bm25Parameters {
+  k1: number;
+  b: number;
+  /** A title occurrence counts as `titleWeight` text occurrences, in the term frequency and the length. */
+  titleWeight: number;
+}
+
+/** Bounds are compared with this margin, so floating-point rounding can never prune a real top-k chunk. */
+export const SAFETY = 1 + 1e-9;
+
+/** The idf of a term in `documentFrequency` of `live` chunks (always positive). */
+export function inverseDocumentFrequency(live: number, documentFrequency: number): number {
+  return Math.log(1 + (live - documentFrequency + 0.5) / (documentFrequency + 0.5));
+}
+
+/** The two constants of the length normalisation: norm = lengthFree + lengthScale · length. */
+export interface LengthNormalization {
+  lengthFree: number;
+  lengthScale: number;
+}
+
+export function lengthNormalization(parameters: Bm25Parameters, averageLength: number): LengthNormalization {
+  return { lengthFree: parameters.k1 * (1 - parameters.b), lengthScale: (parameters.k1 * parameters.b) / averageLength };
+}
+
+/** Fills `norms[0 .. count)` with each chunk's length normalisation. */
+export function fillNorms(norms: Float64Array, count: number, textLengths: Uint32Array, titleLengths: Uint32Array, titleWeight: number, normalization: LengthNormalization): void {
+  const { lengthFree, lengthScale } = normalization;
+  for (let ordinal = 0; ordinal < count; ordinal++) norms[ordinal] = lengthFree + lengthScale * (textLengths[ordinal]! + titleWeight * titleLengths[ordinal]!);
+}
+
+/**
+ * An upper bound of the contribution of any posting with a text count ≤ `maxText`, a title count ≤
+ * `maxTitle`, in a chunk whose text and title lengths are ≥ `minTextLength` and `minTitleLength`:
+ * the contribution grows with tf and shrinks with the length, so it is the contribution of that
+ * extreme (possibly non-existent) posting.
+ */
+export function contributionBound(weight: number, maxText: number, maxTitle: number, minTextLength: number, minTitleLength: number, titleWeight: number, normalization: LengthNormalization): number {
+  const frequency = maxText + titleWeight * maxTitle;
+  if (!(frequency > 0)) return 0;
+  return (weight * frequency) / (frequency + normalization.lengthFree + normalization.lengthScale * (minTextLength + titleWeight * minTitleLength));
+}
+
+/**
+ * Exact per-block bounds, for one set of parameters: for each block of a main segment, the largest
+ * `tf / (tf + norm)` of its postings with the length normalisation of `averageLength` (rounded up
+ * to float32). A term's contribution in the block is at most its weight times that — and stays so
+ * while the live average length is at most `averageLength` (a larger average shrinks every norm),
+ * so the bounds survive writes that do not lengthen the average.
+ */
+export interface BlockImpacts {
+  parameters: Readonly<Bm25Parameters>;
+  averageLength: number;
+  values: Float32Array;
+}
+
+const ROUNDING = new Float32Array(1);
+const ROUNDING_BITS = new Uint32Array(ROUNDING.buffer);
+
+/** The smallest float32 >= `value` (value >= 0). */
+export function float32AtLeast(value: number): number {
+  ROUNDING[0] = value;
+  if (ROUNDING[0]! < value) ROUNDING_BITS[0]!++;
+  return ROUNDING[0]!;
+}
+
+/**
+ * Computes {@link BlockImpacts} for `blocks` blocks, given per block its posting range and base
+ * ordinal, and per posting its ordinal offset and term frequency (`frequencyOf(position)`).
+ */
+export function computeBlockImpacts(
+  blocks: { starts: Uint32Array; bases: Uint32Array; offsets: Uint16Array; count: number },
+  frequencyOf: (position: number) => number,
+  textLengths: Uint32Array,
+  titleLengths: Uint32Array,
+  parameters: Bm25Parameters,
+  averageLength: number,
+): BlockImpacts {
+  const { lengthFree, lengthScale } = lengthNormalization(parameters, averageLength);
+  const { titleWeight } = parameters;
+  const values = new Float32Array(blocks.count);
+  const { starts, bases, offsets } = blocks;
+  for (let block = 0; block < blocks.count; block++) {
+    const base = bases[block]!;
+    let best = 0;
+    for (let position = starts[block]!; position < starts[block + 1]!; position++) {
+      const frequency = frequencyOf(position);
+      if (!(frequency > 0)) continue;
+      const ordinal = base + offsets[position]!;
+      const share = frequency / (frequency + lengthFree + lengthScale * (textLengths[ordinal]! + titleWeight * titleLengths[ordinal]!));
+      if (share > best) best = share;
+    }
+    values[block] = float32AtLeast(best);
+  }
+  return { parameters: { ...parameters }, averageLength, values };
+}
