@@ -40,6 +40,13 @@ function bunPlatformPackages(): string[] {
   return [base, `${base}-musl`];
 }
 
+function denoPlatformPackages(): string[] {
+  const arch = process.arch === 'arm64' ? 'arm64' : 'x64';
+  if (process.platform === 'win32') return [`@deno/win32-${arch}`];
+  if (process.platform === 'darwin') return [`@deno/darwin-${arch}`];
+  return [`@deno/linux-${arch}-glibc`];
+}
+
 /** Finds each runtime as this package's devDependencies (bun, deno, workerd) and Debian (chromium) install it. */
 export function locateRuntime(name: RuntimeName): RuntimeLocation {
   const npmHint = `it installs with this package's devDependencies (pnpm install from the repository root)`;
@@ -56,9 +63,13 @@ export function locateRuntime(name: RuntimeName): RuntimeLocation {
       return { name, missing: `Bun is not installed (npm package bun with ${bunPlatformPackages()[0]}): ${npmHint}` };
     }
     case 'deno': {
+      // The binary is in the platform package (@deno/linux-x64-glibc, …); deno's own postinstall,
+      // which copies it into the deno package, does not run here (pnpm-workspace.yaml allowBuilds).
       const deno = packageDir('deno');
-      const executable = deno && join(deno, process.platform === 'win32' ? 'deno.exe' : 'deno');
-      return executable && existsSync(executable) ? { name, executable } : { name, missing: `Deno is not installed (npm package deno): ${npmHint}` };
+      const file = process.platform === 'win32' ? 'deno.exe' : 'deno';
+      const candidates = deno ? [join(deno, file), ...denoPlatformPackages().map((platformPackage) => packageDir(platformPackage, deno)).filter((dir): dir is string => dir !== undefined).map((dir) => join(dir, file))] : [];
+      const executable = candidates.find((candidate) => existsSync(candidate));
+      return executable ? { name, executable } : { name, missing: `Deno is not installed (npm package deno with ${denoPlatformPackages()[0]}): ${npmHint}` };
     }
     case 'workerd': {
       try {
