@@ -38,6 +38,8 @@ const { values } = parseArgs({
 
 /** Engine configuration on top of the bench's (`--config '{"analyzer": …}'`), for trying settings. */
 const extraConfig = values.config ? (JSON.parse(values.config) as Record<string, unknown>) : {};
+/** The composer settings of `--config` (the script builds its own composers, which must see them too). */
+const composerConfig = (extraConfig.composer ?? {}) as ConstructorParameters<typeof SmartContextComposer>[0];
 
 /** What the engine handed its composer for one question. */
 interface Captured {
@@ -52,7 +54,7 @@ async function engineWith(composer: SmartContextComposer | { compose: SmartConte
 
 /** Runs every query through the engine up to composition and keeps what the composer received. */
 async function capture(dataset: BenchDataset, queries: BenchDataset['queries']): Promise<Map<string, Captured>> {
-  const inner = new SmartContextComposer();
+  const inner = new SmartContextComposer(composerConfig);
   const captured = new Map<string, Captured>();
   let current = '';
   const engine = await engineWith({
@@ -164,7 +166,7 @@ for (const dataset of datasets) {
     const label = group === 'train' ? 'train' : heldOutName(dataset);
     console.log(`\n${dataset.name} ${label} (${queries.length} questions): oracle top 10 ${percent(oracle.topDepth)}%, top 1 ${percent(oracle.top1)}%`);
     for (const { unit, budgets, counter } of units) {
-      const engine = await engineWith(new SmartContextComposer({}, { sentenceModel: model }), counter);
+      const engine = await engineWith(new SmartContextComposer(composerConfig, { sentenceModel: model }), counter);
       await engine.index(documentsToChunks(dataset.documents));
       const cells: string[] = [];
       for (const budget of budgets) {
