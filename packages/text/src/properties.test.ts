@@ -134,6 +134,29 @@ describe('properties', () => {
     );
   });
 
+  it('truncateAtWordBoundary keeps the longest prefix that fits: no later word boundary would have fitted', () => {
+    // The reference: every boundary of the whole text (token ends, ends of whitespace-delimited
+    // chunks), tried one by one; the implementation only tokenizes the chunk around the cut.
+    const reference = (input: string, budget: number, counter: LengthCounter, ellipsis: string): string => {
+      const boundaries = new Set<number>(tokenize(input).map((token) => token.end));
+      for (const match of input.matchAll(/(?<=\S)\s/gu)) boundaries.add(match.index);
+      let best = '';
+      for (const boundary of [...boundaries].filter((b) => b > 0 && b < input.length).sort((a, b) => a - b)) {
+        const candidate = input.slice(0, boundary) + ellipsis;
+        if (counter(candidate) <= budget) best = candidate;
+      }
+      return best;
+    };
+    fc.assert(
+      fc.property(anyText, fc.nat({ max: 70 }), fc.constantFrom(charCounter, wordCounter), fc.constantFrom('…', '', ' [...]'), (input, budget, counter, ellipsis) => {
+        const result = truncateAtWordBoundary(input, budget, counter, { ellipsis });
+        if (counter(input) <= budget) expect(result).toBe(input);
+        else expect(result).toBe(reference(input, budget, counter, ellipsis));
+      }),
+      RUNS,
+    );
+  });
+
   it('charCounter counts code points', () => {
     fc.assert(
       fc.property(anyText, (input) => {

@@ -1,6 +1,6 @@
 import type { LengthCounter } from '@zerda/types';
 import { invalidArgument } from '@zerda/types';
-import { charCounter } from './counters.js';
+import { charCounter, countCodePoints } from './counters.js';
 import { optionalObject, rejectUnknownKeys, requireString } from './input-validation.js';
 import { forEachToken } from './tokenizer.js';
 
@@ -11,28 +11,29 @@ export interface TruncateOptions {
 }
 
 const WHITESPACE_AT = /\s/u;
+const FIRST_PROBE = 256;
 // A whitespace character right after a non-whitespace one: the end of a chunk.
 const CHUNK_END = /(?<=\S)\s/gu;
-const FIRST_PROBE = 256;
 
 function isWhitespaceAt(text: string, index: number): boolean {
   const char = text[index];
   return char !== undefined && WHITESPACE_AT.test(char);
 }
 
-// Candidate cut positions in (0, limit): every token end (never inside a word or between a letter
-// and its marks) and every end of a whitespace-delimited chunk (keeps "C++" or "world," whole).
-// `limit` is the text's end or a whitespace position, so no token of the scope continues past it.
-function boundariesUpTo(text: string, limit: number): number[] {
-  const scope = text.slice(0, limit);
+// Candidate cut positions in (from, limit]: every token end (never inside a word or between a
+// letter and its marks) and every end of a whitespace-delimited chunk (keeps "C++" or "world," whole).
+// `from` is 0 or a chunk end and `limit` the text's end or a whitespace position, so no token of
+// the window continues past either side. Positions equal to the text's length are left out.
+function boundariesUpTo(text: string, from: number, limit: number): number[] {
+  const scope = text.slice(from, limit);
   const tokenEnds: number[] = [];
   forEachToken(scope, (_start, end) => {
-    tokenEnds.push(end);
+    tokenEnds.push(from + end);
   });
   let match: RegExpExecArray | null;
   const chunkEnds: number[] = [];
   CHUNK_END.lastIndex = 0;
-  while ((match = CHUNK_END.exec(scope)) !== null) chunkEnds.push(match.index);
+  while ((match = CHUNK_END.exec(scope)) !== null) chunkEnds.push(from + match.index);
   // Merge the two sorted lists without duplicates.
   const boundaries: number[] = [];
   let tokenIndex = 0;
@@ -43,9 +44,27 @@ function boundariesUpTo(text: string, limit: number): number[] {
     const next = Math.min(fromTokens, fromChunks);
     if (fromTokens === next) tokenIndex++;
     if (fromChunks === next) chunkIndex++;
-    if (next < text.length) boundaries.push(next);
+    if (next > from && next < text.length) boundaries.push(next);
   }
   return boundaries;
+}
+
+// The UTF-16 index after at most `codePoints` code points of `text` (never inside a surrogate pair).
+function codePointPrefixEnd(text: string, codePoints: number): number {
+  let index = 0;
+  for (let seen = 0; seen < codePoints && index < text.length; seen++) {
+    const unit = text.charCodeAt(index);
+    index += unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return index;
+}
+
+// The last end of a whitespace-delimited chunk (a whitespace right after a non-whitespace) at or
+// before `position`, or 0.
+function chunkEndAtOrBefore(text: string, position: number): number {
+  let index = Math.min(position, text.length - 1);
+  while (index > 0 && !(isWhitespaceAt(text, index) && !isWhitespaceAt(text, index - 1))) index--;
+  return index;
 }
 
 /**
@@ -71,19 +90,49 @@ export function truncateAtWordBoundary(text: string, budget: number, counter: Le
   };
   if (fits(text)) return text;
 
-  // Only the part of the text that could still fit needs boundaries: grow a probe until a prefix
-  // no longer fits, then extend it to the next whitespace so the word under the cut is complete.
-  let limit = text.length;
-  for (let probe = FIRST_PROBE; probe < text.length; probe *= 2) {
-    if (!fits(text.slice(0, probe) + ellipsis)) {
-      limit = probe;
-      while (limit < text.length && !isWhitespaceAt(text, limit)) limit++;
-      break;
+  // The longest raw prefix that fits, by binary search on positions (the counter is called on
+  // O(log n) prefixes and no boundary list of the whole text is ever built). With a counter that
+  // grows with the text, the answer is the last word boundary at or before it, and only the
+  // whitespace-delimited chunk around it needs tokenizing.
+  let fitting = 0;
+  let failing = text.length;
+  if (counter === charCounter) {
+    // Characters are code points: the cut is found in one pass over the prefix.
+    fitting = codePointPrefixEnd(text, Math.floor(budget) - countCodePoints(ellipsis));
+    failing = fitting + 1;
+  } else {
+    // Grow a probe until a prefix no longer fits, so that a small budget never counts the whole text.
+    for (let probe = FIRST_PROBE; probe < text.length; probe *= 2) {
+      if (!fits(text.slice(0, probe) + ellipsis)) {
+        failing = probe;
+        break;
+      }
+      fitting = probe;
+    }
+    while (failing - fitting > 1) {
+      const middle = fitting + ((failing - fitting) >>> 1);
+      if (fits(text.slice(0, middle) + ellipsis)) fitting = middle;
+      else failing = middle;
     }
   }
-  const boundaries = boundariesUpTo(text, limit);
+  const windowStart = chunkEndAtOrBefore(text, fitting);
+  let windowEnd = fitting;
+  while (windowEnd < text.length && !isWhitespaceAt(text, windowEnd)) windowEnd++;
+  let cut = windowStart;
+  for (const boundary of boundariesUpTo(text, windowStart, windowEnd)) if (boundary <= fitting) cut = boundary;
+  if (cut > 0) {
+    const candidate = text.slice(0, cut) + ellipsis;
+    if (fits(candidate)) return candidate;
+  }
+  // The counter does not grow with the text here (or nothing fits): search every boundary up to
+  // the first prefix found too long.
+  let limit = Math.min(failing, text.length);
+  while (limit < text.length && !isWhitespaceAt(text, limit)) limit++;
+  return searchBoundaries(text, boundariesUpTo(text, 0, limit), fits, ellipsis);
+}
 
-  // Largest index whose prefix fits; -1 when none does.
+/** The largest boundary index of `boundaries` whose prefix (plus the ellipsis) fits; `''` when none does. */
+function searchBoundaries(text: string, boundaries: readonly number[], fits: (candidate: string) => boolean, ellipsis: string): string {
   let low = -1;
   let high = boundaries.length;
   let best = '';
