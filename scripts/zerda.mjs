@@ -101,6 +101,15 @@ function runTests(binary, args, totals) {
 
 function count(line, totals) {
   const plain = line.replace(/\x1b\[[0-9;]*m/g, '');
+  // Keep each failure's heading and the lines after it, so the run ends with them (a CI log is often cut).
+  if (totals.failureLinesLeft > 0) {
+    totals.failures.push(plain);
+    totals.failureLinesLeft--;
+  }
+  if (/\bFAIL\b|Unhandled (Error|Rejection)|Error: (Hook|Test) timed out/.test(plain) && totals.failures.length < 200) {
+    totals.failures.push(plain);
+    totals.failureLinesLeft = 4;
+  }
   // @zerda/runtimes prints which runtimes ran the smoke script and which were skipped (and why).
   const runtimes = /zerda runtimes: (.+\|.+)$/.exec(plain);
   if (runtimes) totals.runtimes = runtimes[1].trim();
@@ -114,13 +123,14 @@ if (command === 'setup') {
   setup();
 } else if (command === 'test') {
   const binary = setup();
-  const totals = { passed: 0, failed: 0, skipped: 0 };
+  const totals = { passed: 0, failed: 0, skipped: 0, failures: [], failureLinesLeft: 0 };
   let status = await runTests(binary, ['run', 'test:workspace'], totals);
   // The package tests get a private PostgreSQL + pgvector server (ZERDA_PG_URL) when this machine has one.
   if (status === 0) status = await withTestPostgres(env, () => runTests(binary, ['run', 'test:packages'], totals));
   console.log(`\nsmoke script runtimes: ${totals.runtimes ?? 'not run (see @zerda/runtimes)'}`);
   console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
   if (status !== 0) {
+    if (totals.failures.length > 0) console.log(`\nfailures (each with the lines after it):\n${totals.failures.join('\n')}`);
     console.error(`✗ tests failed (exit ${status})`);
     process.exit(status);
   }
