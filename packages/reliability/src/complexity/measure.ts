@@ -60,7 +60,7 @@ async function sample(path: TextPath, input: string, minimumMs: number): Promise
  * it is reported, because one noisy sample must not fail a linear path — while a quadratic path
  * (ratio near 100) fails every round. No absolute time is ever compared with a limit.
  */
-export async function measureGrowth(path: TextPath, { samples = 2, rounds = 3 }: { samples?: number; rounds?: number } = {}): Promise<Growth> {
+export async function measureGrowth(path: TextPath, { samples = 2, rounds = 5 }: { samples?: number; rounds?: number } = {}): Promise<Growth> {
   await path.run(path.input(10_000, 99));
   await path.run(path.input(SMALL, 98));
   let best: Growth | undefined;
