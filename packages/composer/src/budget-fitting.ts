@@ -152,6 +152,9 @@ function prefixEstimate(state: ValueState, from: number, to: number, room: numbe
   return value;
 }
 
+/** Chunks with more sentences than this are not spread over (see `ValueState.decay`): a pick re-prices the whole chunk. */
+const SPREAD_MAX_SENTENCES = 64;
+
 /** A prefix cut to fill the budget keeps at least this many characters (a chunk's only text: `minChunkLength`). */
 const MIN_PREFIX_CHARACTERS = 20;
 
@@ -176,6 +179,13 @@ interface ValueState {
   valueSum: number[];
   /** Global id of this chunk's first sentence. */
   firstItem: number;
+  /** Characters this chunk's first pick must span (`minChunkLength`, or more for evidence queries: see `CompositionSetup.evidence`). */
+  minimum: number;
+  /**
+   * What each further sentence of this chunk is worth relative to the first, per sentence already
+   * kept (evidence queries spread over more documents; 1: no decay).
+   */
+  decay: number;
 }
 
 interface Price {
@@ -228,7 +238,8 @@ function firstReaching(low: number, high: number, target: number, value: (index:
  * until they span `minChunkLength` characters (a chunk never enters as a stub), found by binary
  * search over prefix sums.
  */
-function firstPickWindow(state: ValueState, index: number, minChunkLength: number): { from: number; to: number } {
+function firstPickWindow(state: ValueState, index: number): { from: number; to: number } {
+  const minChunkLength = state.minimum;
   const last = state.values.sentences.length - 1;
   const startAt = state.codePointsAtStart;
   const endAt = state.codePointsAtEnd;
@@ -252,17 +263,17 @@ function firstPickWindow(state: ValueState, index: number, minChunkLength: numbe
 }
 
 /** What choosing sentence `index` of `state` costs and is worth now. */
-function priceOf(state: ValueState, index: number, minChunkLength: number, gapCost: number): Price {
+function priceOf(state: ValueState, index: number, gapCost: number): Price {
   const values = state.values.values;
   if (state.count === 0) {
-    const { from, to } = firstPickWindow(state, index, minChunkLength);
+    const { from, to } = firstPickWindow(state, index);
     const cost = state.overhead + state.costSum[to + 1]! - state.costSum[from]! + state.joinSum[to + 1]! - state.joinSum[from + 1]!;
     return { from, to, cost, value: state.valueSum[to + 1]! - state.valueSum[from]! };
   }
   const before = state.chosen[index - 1] === true;
   const after = state.chosen[index + 1] === true;
   const glue = before && after ? state.join[index]! + state.join[index + 1]! - gapCost : before ? state.join[index]! : after ? state.join[index + 1]! : gapCost;
-  return { from: index, to: index, cost: state.cost[index]! + glue, value: values[index]! };
+  return { from: index, to: index, cost: state.cost[index]! + glue, value: values[index]! * state.decay ** state.count };
 }
 
 function densityOf(price: Price): number {
@@ -305,7 +316,7 @@ function fittedOf(state: ValueState, prefix?: RangePrefix): FittedChunk | undefi
  * until it fits), then the prefix is measured exactly. O(n log n) in the number of sentences.
  */
 export function fitByValue(composition: Composition, valuesPerCandidate: readonly CandidateValues[]): FitOutcome {
-  const { candidates, minChunkLength, budget } = composition.setup;
+  const { candidates, minChunkLength, evidence, budget } = composition.setup;
   const gapCost = Math.max(0, composition.measure(composition.setup.gapMarker));
   const skipped: DroppedChunk[] = [];
   const states: ValueState[] = [];
@@ -323,6 +334,10 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     const offsets: number[] = [];
     for (const sentence of sentences) offsets.push(sentence.start, sentence.end);
     const codePoints = codePointsBefore(text, offsets);
+    const costSum = prefixSums(cost);
+    // A minimum in the budget's unit becomes characters at this chunk's own rate (tokens per character differ by script).
+    const charactersPerUnit = codePoints[codePoints.length - 1]! / Math.max(costSum[costSum.length - 1]!, 1);
+    const minChunkUnits = evidence?.minChunkUnits ?? 0;
     const state: ValueState = {
       candidate,
       values,
@@ -334,10 +349,13 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
       overhead: passageOverhead(composition, candidate),
       codePointsAtStart: sentences.map((_, index) => codePoints[2 * index]!),
       codePointsAtEnd: sentences.map((_, index) => codePoints[2 * index + 1]!),
-      costSum: prefixSums(cost),
+      costSum,
       joinSum: prefixSums(join),
       valueSum: prefixSums(values.values),
       firstItem: owner.length,
+      minimum: Math.max(minChunkLength, Math.ceil(minChunkUnits * charactersPerUnit)),
+      // Re-pricing a whole chunk after each pick is what the decay costs, so only chunks of ordinary length get it.
+      decay: evidence && sentences.length <= SPREAD_MAX_SENTENCES ? evidence.spread : 1,
     };
     states.push(state);
     sentences.forEach((_, index) => owner.push({ state, index }));
@@ -347,7 +365,7 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   const eligible = (state: ValueState, index: number) => !state.chosen[index] && state.values.eligible?.[index] !== false;
   const price = (item: number) => {
     const { state, index } = owner[item]!;
-    if (eligible(state, index)) heap.push(item, densityOf(priceOf(state, index, minChunkLength, gapCost)));
+    if (eligible(state, index)) heap.push(item, densityOf(priceOf(state, index, gapCost)));
     else heap.remove(item);
   };
   for (let item = 0; item < owner.length; item++) price(item);
@@ -364,8 +382,9 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     picks.push({ state, indices, previousLast: state.last });
     state.count += indices.length;
     state.last = Math.max(state.last, to);
-    // Re-price what the pick changed: every sentence of a chunk that just paid for its frame, else the neighbours.
-    const touched = firstPick ? state.values.sentences.map((_, index) => index) : [from - 1, to + 1];
+    // Re-price what the pick changed: every sentence of a chunk that just paid for its frame (or whose
+    // further sentences are worth less with each pick), else the neighbours.
+    const touched = firstPick || state.decay < 1 ? state.values.sentences.map((_, index) => index) : [from - 1, to + 1];
     for (const index of touched) if (index >= 0 && index < state.values.sentences.length) price(state.firstItem + index);
     for (const index of indices) heap.remove(state.firstItem + index);
   };
@@ -375,7 +394,7 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     pick.state.count -= pick.indices.length;
     pick.state.last = pick.previousLast;
   };
-  const prefixMinimum = (state: ValueState) => (state.count === 0 ? Math.max(minChunkLength, MIN_PREFIX_CHARACTERS) : MIN_PREFIX_CHARACTERS);
+  const prefixMinimum = (state: ValueState) => (state.count === 0 ? Math.max(state.minimum, MIN_PREFIX_CHARACTERS) : MIN_PREFIX_CHARACTERS);
   const canCut = (state: ValueState, index: number) => state.count === 0 || index > state.last;
 
   // 1. Greedy by value per unit on estimated costs; stop at the best sentence that no longer fits
@@ -388,7 +407,7 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   const cuts: Cut[] = [];
   for (let next = heap.pop(); next; next = heap.pop()) {
     const { state, index } = owner[next.item]!;
-    const current = priceOf(state, index, minChunkLength, gapCost);
+    const current = priceOf(state, index, gapCost);
     if (cuts.length === 0 && current.cost <= remaining) {
       apply(state, current.from, current.to);
       remaining -= current.cost;
@@ -430,7 +449,7 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
         const density = state.values.values[index]! / Math.max(state.cost[index]!, 1e-9);
         if (density > best) {
           best = density;
-          const window = state.count === 0 ? firstPickWindow(state, index, minChunkLength) : { from: index, to: index };
+          const window = state.count === 0 ? firstPickWindow(state, index) : { from: index, to: index };
           cut = { state, index, ...window };
         }
       });

@@ -70,14 +70,16 @@ const analysisArbitrary = fc.option(
   fc.record({
     query: fc.constantFrom('Nile river', 'ما هو النيل؟', 'GPT-4 model budget', 'مكتبة القاهرة'),
     language: fc.constantFrom('ar', 'en', 'mixed', 'other') as fc.Arbitrary<QueryAnalysis['language']>,
-  }).map(({ query, language }): QueryAnalysis => ({
+    // 'other' (no question asked) composes as evidence: a minimum per chunk and a spread over chunks.
+    intent: fc.constantFrom('factual', 'other') as fc.Arbitrary<QueryAnalysis['intent']>,
+  }).map(({ query, language, intent }): QueryAnalysis => ({
     query,
     effectiveQuery: query,
     language,
     scriptMix: { arabic: 0.5, latin: 0.5, other: 0 },
     keywords: [...new Set(defaultAnalyzer.analyze(query))],
     complexity: 'simple',
-    intent: 'factual',
+    intent,
     suggestedBudget: 1000,
     suggestedChunks: 3,
   })),

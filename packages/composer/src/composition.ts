@@ -15,6 +15,12 @@ export interface CompositionSetup {
   gapMarker: string;
   /** Characters a cut chunk must keep to be worth including. */
   minChunkLength: number;
+  /**
+   * Set when the query asks for evidence rather than a short answer (it asks no question): every
+   * chunk the value-based fit uses keeps at least `minChunkUnits` counter units, and each further
+   * sentence of a chunk is worth `spread` times less per sentence the chunk already keeps.
+   */
+  evidence?: { minChunkUnits: number; spread: number };
 }
 
 /** Measured pieces per counter (see `Composition.measurePiece`). */

@@ -21,7 +21,7 @@ import {
   type UsedChunk,
 } from '@zerda/types';
 import { enforceBudget, fitByValue, fitInRankOrder, fitValue, type CandidateValues, type FitOutcome } from './budget-fitting.js';
-import { Composition } from './composition.js';
+import { Composition, type CompositionSetup } from './composition.js';
 import { contextStats, countPassages, counterUnit } from './context-stats.js';
 import { keptCharacters, renderGroup, wholeChunk, type Candidate, type FittedChunk, type Ordering } from './passages.js';
 import { embeddingSimilarity } from './query-relevance.js';
@@ -86,6 +86,16 @@ const COMPRESSIONS: readonly ComposerConfig['compression'][] = ['auto', 'always'
 interface LastComposition {
   context: string;
   keptTexts: string[];
+}
+
+/**
+ * How a query that asks no question (intent `other`: a claim to check, a keyword search) is
+ * composed: it wants evidence, not a short answer, so every passage it gets is substantial and the
+ * context spreads over more documents (see `composer.evidence`). Questions get neither.
+ */
+function evidenceSetup(analysis: QueryAnalysis | undefined, budget: number, config: ComposerConfig['evidence']): CompositionSetup['evidence'] {
+  if (analysis?.intent !== 'other' || (config.minChunkShare === 0 && config.spread === 1)) return undefined;
+  return { minChunkUnits: config.minChunkShare * budget, spread: config.spread };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -230,6 +240,7 @@ export class SmartContextComposer implements ContextComposer {
     const compression = checkChoice(options.compression, COMPRESSIONS, 'options.compression', this.config.compression);
     const queryEmbedding = options.queryEmbedding === undefined ? undefined : validateEmbedding(options.queryEmbedding, 'options.queryEmbedding');
 
+    const evidence = evidenceSetup(analysis, budget, this.config.evidence);
     const composition = new Composition({
       candidates,
       budget,
@@ -244,6 +255,7 @@ export class SmartContextComposer implements ContextComposer {
       ordering,
       gapMarker: this.config.gapMarker,
       minChunkLength: this.config.minChunkLength,
+      ...(evidence ? { evidence } : {}),
     });
 
     const fit = this.#fit(composition, compression, analysis, queryEmbedding);
@@ -344,6 +356,9 @@ export class SmartContextComposer implements ContextComposer {
     });
     const byValue: ValuedFit = { ...fitByValue(composition, values), valued: valuedOf };
     if (compression === 'always') return byValue;
+    // Evidence is spread over documents on purpose: rank order would hand the budget to the first
+    // (it stays the fallback when the value fit holds nothing, as at a budget below one sentence).
+    if (composition.setup.evidence && byValue.fitted.length > 0) return byValue;
     // Rank order (whole chunks, the first that does not fit cut) is the other sensible fit, and what
     // naive packing does; keep whichever holds more value by the same measure.
     const byRank = fitInRankOrder(composition);

@@ -141,6 +141,20 @@ export const composerConfigSchema = z
     compression: z.enum(['auto', 'always', 'off']).default('auto'),
     /** A chunk whose kept text would be shorter than this (characters) is skipped, not included as a stub. */
     minChunkLength: z.number().int().nonnegative().default(50),
+    /**
+     * A query that asks no question (no question word: a claim to check, a keyword search) wants
+     * evidence rather than a short answer: every chunk its context uses keeps at least
+     * `minChunkShare` of the budget (a few substantial passages, not many snippets), and each further
+     * sentence of a chunk already used is worth `spread` times less per sentence it keeps (so the
+     * context spreads over more documents). `{ minChunkShare: 0, spread: 1 }` composes such queries
+     * like questions.
+     */
+    evidence: z
+      .strictObject({
+        minChunkShare: z.number().min(0).max(1).default(0.1),
+        spread: z.number().gt(0).max(1).default(0.9),
+      })
+      .prefault({}),
     /** Marker placed where compression removed sentences. */
     gapMarker: z.string().default(' […] '),
     /**
