@@ -27,7 +27,7 @@ export class GreedyCompression implements LegacyCompressionStrategy {
 
   compress(context: string, target: number, counter: LengthCounter = charCounter, separator = '\n\n---\n\n'): string {
     if (typeof context !== 'string') throw invalidArgument('context', 'a string', context);
-    if (typeof target !== 'number' || Number.isNaN(target)) throw invalidArgument('target', 'a number', target);
+    if (typeof target !== 'number' || Number.isNaN(target) || target < 0) throw invalidArgument('target', 'a number >= 0', target);
     if (typeof counter !== 'function') throw invalidArgument('counter', 'a function (text) => number', counter);
     if (typeof separator !== 'string' || separator === '') throw invalidArgument('separator', 'a non-empty string', separator);
     const measure = (text: string): number => {

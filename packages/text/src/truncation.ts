@@ -88,7 +88,10 @@ export function truncateAtWordBoundary(text: string, budget: number, counter: Le
     const length = counter(candidate);
     return typeof length === 'number' && length <= budget;
   };
-  if (fits(text)) return text;
+  // Characters are counted once, in one pass; any other counter is probed on growing prefixes first,
+  // so that a small budget never pays for counting a huge text (a prefix that does not fit means
+  // the text does not, for a counter that grows with the text).
+  if (counter === charCounter && fits(text)) return text;
 
   // The longest raw prefix that fits, by binary search on positions (the counter is called on
   // O(log n) prefixes and no boundary list of the whole text is ever built). With a counter that
@@ -101,14 +104,18 @@ export function truncateAtWordBoundary(text: string, budget: number, counter: Le
     fitting = codePointPrefixEnd(text, Math.floor(budget) - countCodePoints(ellipsis));
     failing = fitting + 1;
   } else {
-    // Grow a probe until a prefix no longer fits, so that a small budget never counts the whole text.
+    let probed = false;
     for (let probe = FIRST_PROBE; probe < text.length; probe *= 2) {
       if (!fits(text.slice(0, probe) + ellipsis)) {
+        // The ellipsis may be what does not fit: a text not much longer than the probe is counted whole.
+        if (text.length <= 2 * probe && fits(text)) return text;
         failing = probe;
+        probed = true;
         break;
       }
       fitting = probe;
     }
+    if (!probed && fits(text)) return text;
     while (failing - fitting > 1) {
       const middle = fitting + ((failing - fitting) >>> 1);
       if (fits(text.slice(0, middle) + ellipsis)) fitting = middle;

@@ -68,6 +68,14 @@ describe('defect 4 (issue 15): deep and huge filters fail with ZERDA_INVALID_FIL
     expect(matchesFilter({ metadata: {}, docId: 'doc-49999' }, allowList)).toBe(true);
   });
 
+  it('matchesFilter given an unvalidated filter of the wrong shape throws ZERDA_INVALID_FILTER, not a TypeError (fuzz, 1M cases)', () => {
+    for (const filter of [{ $or: [null] }, { $and: [{ lang: 'ar' }, 7] }, { $or: 'lang' }, { $and: { lang: 'ar' } }, { lang: { $in: 'ar' } }, { lang: { $nin: null } }, { $not: null }, { $not: ['x'] }]) {
+      const error = zerdaError(() => matchesFilter({ metadata: { lang: 'ar' } }, filter as unknown as MetadataFilter));
+      expect(error.code, JSON.stringify(filter)).toBe('ZERDA_INVALID_FILTER');
+      expect(error.message).toMatch(/validate filters with parseMetadataFilter/);
+    }
+  });
+
   it('matchesFilter given an unvalidated deep filter throws ZERDA_INVALID_FILTER instead of overflowing', () => {
     const deep = nest(20_000, (inner) => ({ $not: inner })) as MetadataFilter;
     expect(zerdaError(() => matchesFilter({ metadata: {} }, deep)).code).toBe('ZERDA_INVALID_FILTER');

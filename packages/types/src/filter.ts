@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { JsonValue, Metadata } from './json.js';
 import { FILTER_LIMITS, assertStructureLimits } from './bounds.js';
-import { ZerdaError, invalidArgument } from './errors.js';
+import { ZerdaError, describeValue, invalidArgument } from './errors.js';
 import { parseOrThrow } from './validation.js';
 
 /**
@@ -228,10 +228,12 @@ function matchesField(stored: JsonValue | undefined, condition: FieldCondition):
         ok = compare(stored, operand as number | string, (o) => o <= 0);
         break;
       case '$in':
-        ok = (operand as FilterScalar[]).some((value) => scalarEquals(stored, value));
+        if (!Array.isArray(operand)) throw malformedFilter('an array of values under $in', operand);
+        ok = operand.some((value) => scalarEquals(stored, value as FilterScalar));
         break;
       case '$nin':
-        ok = !(operand as FilterScalar[]).some((value) => scalarEquals(stored, value));
+        if (!Array.isArray(operand)) throw malformedFilter('an array of values under $nin', operand);
+        ok = !operand.some((value) => scalarEquals(stored, value as FilterScalar));
         break;
       case '$exists':
         ok = (stored !== undefined) === operand;
@@ -255,6 +257,11 @@ export function matchesFilter(target: FilterTarget | Metadata, filter: MetadataF
   return matchesAt(target, isTarget, metadata, filter, 1);
 }
 
+/** An unvalidated filter of the wrong shape reached the evaluator. */
+function malformedFilter(expected: string, received: unknown): ZerdaError {
+  return new ZerdaError('ZERDA_INVALID_FILTER', { field: 'filter', expected: `${expected} (validate filters with parseMetadataFilter)`, received: describeValue(received) });
+}
+
 function matchesAt(target: FilterTarget | Metadata, isTarget: boolean, metadata: Metadata, filter: MetadataFilter, depth: number): boolean {
   // A validated filter is at most FILTER_LIMITS.maxDepth deep; an unvalidated one handed straight to
   // matchesFilter must fail with an error, not overflow the stack. (Logical levels use two each.)
@@ -265,8 +272,11 @@ function matchesAt(target: FilterTarget | Metadata, isTarget: boolean, metadata:
       received: `a filter nested more than ${FILTER_LIMITS.maxDepth} levels deep (or a cycle)`,
     });
   }
+  // The same for shapes an unvalidated filter can have: a clear error instead of a TypeError.
+  if (typeof filter !== 'object' || filter === null || Array.isArray(filter)) throw malformedFilter('a filter object', filter);
   for (const [key, condition] of Object.entries(filter)) {
     if (condition === undefined) continue;
+    if ((key === '$and' || key === '$or') && !Array.isArray(condition)) throw malformedFilter(`an array of filters under ${key}`, condition);
     if (key === '$and') {
       if (!(condition as MetadataFilter[]).every((sub) => matchesAt(target, isTarget, metadata, sub, depth + 2))) return false;
     } else if (key === '$or') {

@@ -11,6 +11,7 @@ export function formatReport(report: FuzzReport): string {
   const codes = Object.entries(report.rejectedByCode).sort((a, b) => b[1] - a[1]);
   if (codes.length > 0) lines.push(`rejected by code: ${codes.map(([code, count]) => `${code} ${count}`).join(', ')}`);
   lines.push(`slowest call: ${report.slowest.ms} ms (${report.slowest.target}, case ${report.slowest.caseIndex})`);
+  if (report.slowNotRepeated > 0) lines.push(`slow once but not on an immediate replay (a collector or machine pause; counted by the replay): ${report.slowNotRepeated}`);
   for (const finding of report.findings.slice(0, 20)) {
     lines.push(`\n[${finding.outcome}] ${finding.target} — replay: pnpm fuzz --seed ${report.seed} --case ${finding.caseIndex}\n  ${finding.message.split('\n').join('\n  ')}`);
   }

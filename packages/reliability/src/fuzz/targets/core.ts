@@ -80,7 +80,9 @@ export const coreTargets: FuzzTarget[] = [
   target('context-core.ContextGuard', async (g, c) => {
     const guard = await c.call(() => new ContextGuard(g.options({ injection: () => g.pick(['flag', 'redact', 'off', 'block']), minRelevance: () => g.pick([0, 0.05, 1, -1]), languageMismatch: () => g.chance(0.5) }) as never));
     const counter = counterOf(g);
-    const context = g.chance(0.5) ? scoredChunks(g, 4).map?.((scored) => scored?.chunk?.text ?? '').join('\n\n') ?? g.text() : g.text();
+    // scoredChunks may hand back a hostile value instead of an array: then any text will do.
+    const chunks: unknown = g.chance(0.5) ? scoredChunks(g, 4) : undefined;
+    const context = Array.isArray(chunks) ? chunks.map((scored) => scored?.chunk?.text ?? '').join('\n\n') : g.text();
     const budget = g.maybe(() => g.number(0, 5000), 0.6);
     const input = g.chance(0.95) ? { context, chunks: [], analysis: analysisOf(g), budget, counter } : g.hostile();
     const verdict = await c.call(() => guard.check(input as never));

@@ -76,7 +76,9 @@ export const retrieverTargets: FuzzTarget[] = [
     await lifecycle(g, c, hybrid, 'HybridRetriever.retrieve');
   }, 3),
   target('retriever.mmr+embedders', async (g, c) => {
-    const candidates = scoredChunks(g).map?.((scored) => (scored && typeof scored === 'object' && scored.chunk && g.chance(0.7) ? { ...scored, chunk: { ...scored.chunk, embedding: Float32Array.from({ length: 4 }, () => g.float()) } } : scored)) ?? [];
+    // scoredChunks may hand back a hostile value instead of an array: it goes to MMR as it is.
+    const raw: unknown = scoredChunks(g);
+    const candidates = (Array.isArray(raw) ? raw.map((scored) => (scored && typeof scored === 'object' && scored.chunk && g.chance(0.7) ? { ...scored, chunk: { ...scored.chunk, embedding: Float32Array.from({ length: 4 }, () => g.float()) } } : scored)) : raw) as ReturnType<typeof scoredChunks>;
     const selected = await c.call(() => maximalMarginalRelevance(candidates, g.options({ lambda: () => g.pick([0, 0.5, 1, 1.5]), topK: () => g.number(0, 10) }, 0.03) as never));
     expect(selected.length <= candidates.length, 'MMR selected more candidates than it was given');
     const embedder = await c.call(() => toEmbedder(g.chance(0.8) ? fuzzEmbedder : g.hostile()));
