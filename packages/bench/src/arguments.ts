@@ -27,6 +27,8 @@ usage: node dist/cli.js [--quick] [options]     (pnpm bench, pnpm bench:quick)
   --results DIR            JSON results and the chart (default <repo>/bench-results)
   --no-isolate             run every system in this process (no clean memory figures)
   --render FILE            write the report again from a results.json (no measuring)
+  --merge FILE             with --render: take the sections that results.json ran from it (a full run split in two)
+  --merge-sections LIST    with --merge: only these of its sections
   --compare                compare <results>/results.json with the committed one (pnpm bench:compare):
                            per row, ratios within the run, quality and memory, and their change
   --baseline FILE          the results.json to compare with (default: bench-results/results.json at git HEAD)
@@ -39,6 +41,10 @@ export interface CommandLine {
   help: boolean;
   /** A results.json to render again instead of measuring. */
   render?: string;
+  /** With `render`: a second results.json whose sections replace those of the first. */
+  merge?: string;
+  /** With `merge`: only these of its sections. */
+  mergeSections?: Section[];
   /** Compare the results file with a baseline instead of measuring. */
   compare?: { current: string; baseline?: string };
   options: BenchmarkOptions;
@@ -89,6 +95,8 @@ export function parseArguments(argv: readonly string[]): CommandLine {
       results: { type: 'string' },
       'no-isolate': { type: 'boolean', default: false },
       render: { type: 'string' },
+      merge: { type: 'string' },
+      'merge-sections': { type: 'string' },
       compare: { type: 'boolean', default: false },
       baseline: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -96,7 +104,7 @@ export function parseArguments(argv: readonly string[]): CommandLine {
   });
   const options = benchmarkPreset(values.quick ? 'quick' : 'full');
   const root = repositoryRoot();
-  const custom = Object.keys(values).some((key) => !['quick', 'out', 'results', 'help', 'render', 'compare', 'baseline'].includes(key) && (values as Record<string, unknown>)[key] !== undefined && (values as Record<string, unknown>)[key] !== false);
+  const custom = Object.keys(values).some((key) => !['quick', 'out', 'results', 'help', 'render', 'merge', 'merge-sections', 'compare', 'baseline'].includes(key) && (values as Record<string, unknown>)[key] !== undefined && (values as Record<string, unknown>)[key] !== false);
   if (custom) options.variant = 'custom';
   options.sections = oneOf(list(values.sections), SECTIONS, '--sections') ?? options.sections;
   const datasets = list(values.datasets);
@@ -121,6 +129,8 @@ export function parseArguments(argv: readonly string[]): CommandLine {
   return {
     help: values.help ?? false,
     ...(values.render ? { render: resolve(values.render) } : {}),
+    ...(values.merge ? { merge: resolve(values.merge) } : {}),
+    ...(values['merge-sections'] ? { mergeSections: oneOf(list(values['merge-sections']), SECTIONS, '--merge-sections') } : {}),
     ...(values.compare ? { compare: { current: join(resolve(values.results ?? join(root, 'bench-results')), 'results.json'), ...(values.baseline ? { baseline: resolve(values.baseline) } : {}) } } : {}),
     options,
     markdownPath: resolve(values.out ?? join(root, 'BENCHMARKS.md')),

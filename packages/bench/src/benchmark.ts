@@ -1,3 +1,4 @@
+import type { MergedRun } from './merge.js';
 import { join } from 'node:path';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
@@ -145,6 +146,8 @@ export interface BenchmarkReport {
   scale: ScaleResult[];
   vectors: VectorRow[];
   targets: TargetVerdict[];
+  /** Sections taken from other runs (`--render --merge`), with where they came from. */
+  mergedFrom?: MergedRun[];
 }
 
 function format(value: number | undefined, digits = 3): string {

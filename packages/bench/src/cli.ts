@@ -7,6 +7,7 @@ import { USAGE, parseArguments } from './arguments.js';
 import { runBenchmarks, type BenchmarkReport } from './benchmark.js';
 import { writeResults } from './output.js';
 import { compareReports, renderComparison } from './compare.js';
+import { mergeReports } from './merge.js';
 import { repositoryRoot } from './paths.js';
 import { evaluateTargets } from './targets.js';
 
@@ -32,7 +33,8 @@ if (commandLine.compare) {
   process.exit(0);
 }
 if (commandLine.render) {
-  const saved = JSON.parse(readFileSync(commandLine.render, 'utf8')) as BenchmarkReport;
+  const first = JSON.parse(readFileSync(commandLine.render, 'utf8')) as BenchmarkReport;
+  const saved = commandLine.merge ? mergeReports(first, JSON.parse(readFileSync(commandLine.merge, 'utf8')) as BenchmarkReport, commandLine.mergeSections) : first;
   saved.targets = evaluateTargets(saved);
   const written = writeResults(saved, { markdownPath, resultsDirectory });
   console.error(`rendered ${written.markdown} from ${commandLine.render}`);
