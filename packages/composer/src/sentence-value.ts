@@ -185,6 +185,24 @@ export interface SentenceModel {
  * Linear in the total text.
  */
 export function sentenceFeatures(candidates: readonly CandidateSignal[], analysis: QueryAnalysis | undefined, queryTerms: readonly string[], analyzer: Analyzer): Array<Array<{ vector: Float64Array; terms: Set<string>; cues: AnswerCues }>> {
+  const result: Array<Array<{ vector: Float64Array; terms: Set<string>; cues: AnswerCues }>> = candidates.map(() => []);
+  visitSentenceFeatures(candidates, analysis, queryTerms, analyzer, (candidate, vector, terms, cues) => {
+    result[candidate]!.push({ vector: Float64Array.from(vector), terms, cues });
+  });
+  return result;
+}
+
+/**
+ * {@link sentenceFeatures} without a vector per sentence: `visit` gets every sentence in order with
+ * one reused vector (valid only during the call), so valuing a huge chunk allocates no feature arrays.
+ */
+function visitSentenceFeatures(
+  candidates: readonly CandidateSignal[],
+  analysis: QueryAnalysis | undefined,
+  queryTerms: readonly string[],
+  analyzer: Analyzer,
+  visit: (candidate: number, vector: Float64Array, terms: Set<string>, cues: AnswerCues) => void,
+): void {
   const query = new Set(queryTerms);
   const answerType: AnswerType = analysis?.answerType ?? 'other';
   let strongest = 0;
@@ -229,7 +247,8 @@ export function sentenceFeatures(candidates: readonly CandidateSignal[], analysi
     for (const term of terms) covered += weight.get(term) ?? 0;
     return covered / total;
   };
-  return candidates.map((candidate, index) => {
+  const x = new Float64Array(FEATURE_NAMES.length);
+  candidates.forEach((candidate, index) => {
     const sentenceTerms = termsPerSentence[index]!;
     const covers = sentenceTerms.map(coverage);
     const chunkTerms = new Set<string>();
@@ -242,14 +261,14 @@ export function sentenceFeatures(candidates: readonly CandidateSignal[], analysi
     }
     const rank = candidate.rank;
     const ratio = strongest > 0 ? Math.max(0, candidate.strength) / strongest : 1;
-    return candidate.analysis.sentences.map((sentence, position) => {
+    candidate.analysis.sentences.forEach((sentence, position) => {
       const cues = candidate.analysis.cues[position]!;
       const sentencePosition = candidate.analysis.sentenceIndex[position]!;
       const piece = candidate.analysis.pieceIndex[position]!;
       const cover = covers[position]!;
       const lead = sentencePosition === 0 ? 1 : 0;
       const top = rank === 1 ? 1 : 0;
-      const x = new Float64Array(FEATURE_NAMES.length);
+      x.fill(0);
       x[F.bias] = 1;
       x[F.rank1] = top;
       x[F.rank2] = rank === 2 ? 1 : 0;
@@ -291,7 +310,7 @@ export function sentenceFeatures(candidates: readonly CandidateSignal[], analysi
       x[F.matchStrength] = matched * ratio;
       x[F.matchCoverage] = matched * cover;
       x[F.titleLead] = titleCoverage * lead;
-      return { vector: x, terms: sentenceTerms[position]!, cues };
+      visit(index, x, sentenceTerms[position]!, cues);
     });
   });
 }
@@ -326,15 +345,15 @@ export function modelProbability(vector: ArrayLike<number>, model: SentenceModel
 /** Values every sentence of every candidate with the sentence model, with the reasons a reader sees. */
 export function valueSentences(candidates: readonly CandidateSignal[], analysis: QueryAnalysis | undefined, queryTerms: readonly string[], analyzer: Analyzer, model: SentenceModel = SENTENCE_MODEL): ValuedSentence[][] {
   const answerType = analysis?.answerType ?? 'other';
-  return sentenceFeatures(candidates, analysis, queryTerms, analyzer).map((sentences) =>
-    sentences.map(({ vector, terms, cues }) => {
-      const reasons: SentenceReason[] = [];
-      if (vector[F.position0] === 1) reasons.push('lead');
-      if (terms.size > 0) reasons.push('query-terms');
-      else if (vector[F.coveragePrevious]! > 0 || vector[F.coverageNext]! > 0) reasons.push('neighbour');
-      if (answerType !== 'other' && cues[answerType]) reasons.push('answer-type');
-      if (vector[F.titleCoverage]! > 0) reasons.push('title');
-      return { value: modelProbability(vector, model), terms: [...terms], reasons };
-    }),
-  );
+  const valued: ValuedSentence[][] = candidates.map(() => []);
+  visitSentenceFeatures(candidates, analysis, queryTerms, analyzer, (candidate, vector, terms, cues) => {
+    const reasons: SentenceReason[] = [];
+    if (vector[F.position0] === 1) reasons.push('lead');
+    if (terms.size > 0) reasons.push('query-terms');
+    else if (vector[F.coveragePrevious]! > 0 || vector[F.coverageNext]! > 0) reasons.push('neighbour');
+    if (answerType !== 'other' && cues[answerType]) reasons.push('answer-type');
+    if (vector[F.titleCoverage]! > 0) reasons.push('title');
+    valued[candidate]!.push({ value: modelProbability(vector, model), terms: [...terms], reasons });
+  });
+  return valued;
 }
