@@ -39,11 +39,11 @@ function tooShort(candidate: Candidate, kept: number, minChunkLength: number): D
   };
 }
 
-function leftOut(candidate: Candidate): DroppedChunk {
+export function leftOut(candidate: Candidate): DroppedChunk {
   return { chunkId: candidate.chunk.id, reason: 'budget', detail: 'no room left in the budget' };
 }
 
-function emptyText(candidate: Candidate): DroppedChunk {
+export function emptyText(candidate: Candidate): DroppedChunk {
   return { chunkId: candidate.chunk.id, reason: 'empty', detail: 'the chunk text is empty or whitespace' };
 }
 

@@ -187,6 +187,12 @@ describe('budget fitting (no query: whole chunks by rank, then one cut)', () => 
 
   it('budget 0 gives an empty context; chunks with empty text are skipped', () => {
     expect(composer.compose(corpus(), { budget: 0 }).context).toBe('');
+    // Nothing is measured or valued at budget 0 (a 1 MB chunk used to cost seconds); every chunk is accounted for.
+    const huge = `${'Paris is the capital of France. '.repeat(30_000)}`;
+    const nothing = composer.compose([scored('huge#0', huge), scored('blank#0', ' '), scored('egypt#0', ARABIC_EGYPT)], { budget: 0, analysis: { ...analysisOf('capital of France'), intent: 'other' } });
+    expect(nothing.context).toBe('');
+    expect(nothing.chunks).toEqual([]);
+    expect(nothing.skipped.map((dropped) => [dropped.chunkId, dropped.reason])).toEqual([['huge#0', 'budget'], ['blank#0', 'empty'], ['egypt#0', 'budget']]);
     const result = composer.compose([scored('empty#0', '   '), scored('france#0', ENGLISH_FRANCE)], { budget: 5000 });
     expect(result.context).toBe(ENGLISH_FRANCE);
     expect(result.skipped).toEqual([{ chunkId: 'empty#0', reason: 'empty', detail: 'the chunk text is empty or whitespace' }]);

@@ -20,7 +20,7 @@ import {
   type TemplateName,
   type UsedChunk,
 } from '@zerda/types';
-import { enforceBudget, fitByValue, fitInRankOrder, fitValue, type CandidateValues, type FitOutcome } from './budget-fitting.js';
+import { emptyText, enforceBudget, fitByValue, fitInRankOrder, fitValue, leftOut, type CandidateValues, type FitOutcome } from './budget-fitting.js';
 import { Composition, type CompositionSetup } from './composition.js';
 import { contextStats, countPassages, counterUnit } from './context-stats.js';
 import { keptCharacters, renderGroup, wholeChunk, type Candidate, type FittedChunk, type Ordering } from './passages.js';
@@ -316,6 +316,8 @@ export class SmartContextComposer implements ContextComposer {
 
   #fit(composition: Composition, compression: ComposerConfig['compression'], analysis: QueryAnalysis | undefined, queryEmbedding: Embedding | undefined): ValuedFit {
     const { candidates } = composition.setup;
+    // A budget of 0 holds nothing but '': no chunk needs measuring or valuing (a huge one would cost seconds).
+    if (composition.setup.budget === 0) return { fitted: [], skipped: candidates.map((candidate) => (candidate.chunk.text.trim() === '' ? emptyText(candidate) : leftOut(candidate))) };
     const usable = candidates.filter((candidate) => candidate.chunk.text.trim() !== '');
     if (compression !== 'always') {
       const everything = usable.map(wholeChunk);
