@@ -629,13 +629,13 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
     }
     case 'pgvector-exact':
     case 'pgvector-hnsw': {
-      const { createPGliteStore } = await import('@zerda/vector-pgvector');
+      const { createPGliteStore, DEFAULT_EF_SEARCH } = await import('@zerda/vector-pgvector');
       const hnsw = backend === 'pgvector-hnsw';
       const store = await createPGliteStore({ dimensions, textSearch: false, includeEmbeddings: false, deferIndex: true, ...(hnsw ? {} : { hnsw: false }) });
       return {
         store,
         settings: hnsw
-          ? 'PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM, pgvector 0.8): HNSW m 16, efConstruction 64, ef_search 128 (defaults), index built after the bulk load (deferIndex + createIndex)'
+          ? `PgVectorStore on PGlite 0.5.14 (PostgreSQL in WASM, pgvector 0.8): HNSW m 16, efConstruction 64, ef_search ${DEFAULT_EF_SEARCH} (defaults), index built after the bulk load (deferIndex + createIndex)`
           : 'PgVectorStore on PGlite 0.5.14: no vector index (exact sequential scan)',
         ...(hnsw ? { finishBuild: () => store.createIndex({ maintenanceWorkMem: '1GB' }) } : {}),
         dispose: () => store.close(),
