@@ -5,6 +5,7 @@ import { startPGlite, temporaryDirectory, uniqueCollection } from './__fixtures_
 import { chunk, describeStoreSuite } from './__fixtures__/store-suite.js';
 import { createNodePostgresStore, createPGliteStore } from './create-store.js';
 import { PgVectorStore } from './pgvector-store.js';
+import { toSqlClient, type SqlClient } from './sql-client.js';
 
 // The store's own tests on PGlite (PostgreSQL in WebAssembly, in process); server.test.ts runs the
 // same suite against a PostgreSQL server.
@@ -76,5 +77,54 @@ describe('PGlite lifecycle', () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe('PGlite: a write the server rolls back as a deadlock victim', () => {
+  // A client whose first write transaction does all its work, then fails as PostgreSQL fails a
+  // deadlock victim (SQLSTATE 40P01): the transaction is rolled back, so nothing of it is left.
+  function failingOnce(code: string): { client: SqlClient; attempts: () => number } {
+    const inner = toSqlClient(database);
+    let attempts = 0;
+    return {
+      attempts: () => attempts,
+      client: {
+        query: (text, params) => inner.query(text, params),
+        // Only write transactions (those that insert or delete rows) count; the first one fails.
+        transaction: (fn) =>
+          inner.transaction!(async (client) => {
+            let writes = false;
+            const result = await fn({ query: (text, params) => ((writes ||= /^\s*(INSERT INTO|DELETE FROM)/.test(text)), client.query(text, params)) });
+            if (writes && ++attempts === 1) throw Object.assign(new Error(code === '40P01' ? 'deadlock detected' : 'duplicate key value'), { code });
+            return result;
+          }),
+      },
+    };
+  }
+
+  it('is run again, whole: add and delete succeed and leave each row once', async () => {
+    const collection = uniqueCollection();
+    await new PgVectorStore({ connection: database, collection }).add([chunk('seed', [0, 0, 1])]);
+    const adding = failingOnce('40P01');
+    const store = new PgVectorStore({ connection: adding.client, collection });
+    await store.add([chunk('a', [1, 0, 0], { text: 'البحث عن المقاطع' }), chunk('b', [0, 1, 0])]);
+    expect(adding.attempts()).toBeGreaterThanOrEqual(2);
+    const reader = new PgVectorStore({ connection: database, collection });
+    expect(await reader.count()).toBe(3);
+    expect((await reader.textSearch!('المقاطع', { k: 5 })).map((hit) => hit.chunk.id)).toEqual(['a']);
+    const deleting = failingOnce('40P01');
+    await new PgVectorStore({ connection: deleting.client, collection }).delete(['a']);
+    expect(deleting.attempts()).toBe(2);
+    expect(await reader.count()).toBe(2);
+  });
+
+  it('other errors are not retried: the write fails with ZERDA_BACKEND_ERROR and leaves nothing', async () => {
+    const collection = uniqueCollection();
+    await new PgVectorStore({ connection: database, collection }).add([chunk('seed', [0, 0, 1])]);
+    const adding = failingOnce('23505');
+    const error = await expectZerdaError(() => new PgVectorStore({ connection: adding.client, collection }).add([chunk('c', [1, 0, 0])]));
+    expect(error.code).toBe('ZERDA_BACKEND_ERROR');
+    expect(adding.attempts()).toBe(1);
+    expect(await new PgVectorStore({ connection: database, collection }).count()).toBe(1);
   });
 });

@@ -74,6 +74,8 @@ export type EfSearch = number | 'server';
 
 /** The `hnsw.ef_search` the store sets when none is given: the same default as zerda's other HNSW stores. */
 export const DEFAULT_EF_SEARCH = 256;
+/** Attempts of a write transaction the server rolls back as a deadlock victim or a serialization failure. */
+const WRITE_ATTEMPTS = 5;
 
 /** Options of {@link PgVectorStore}. Only `connection` is required. */
 export interface PgVectorStoreOptions {
@@ -467,6 +469,24 @@ export class PgVectorStore implements VectorStore {
   }
 
   /**
+   * A write transaction, run again when PostgreSQL rolled it back as a deadlock victim (40P01) or
+   * for a serialization failure (40001): rows are locked in one global order, but the server's own
+   * index maintenance takes locks too, and its deadlock detector may still pick one of 32
+   * concurrent writers. The rolled-back attempt left nothing behind, so running it again is safe.
+   */
+  private async inWriteTransaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.inTransaction(fn);
+      } catch (error) {
+        const code = (error as { code?: unknown } | null)?.code;
+        if (!this.client.transaction || attempt >= WRITE_ATTEMPTS || (code !== '40P01' && code !== '40001')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, attempt * (5 + Math.random() * 20)));
+      }
+    }
+  }
+
+  /**
    * Creates what the collection needs, idempotently: the `vector` extension, the schema, the table
    * (`id` primary key, `doc_id`, `text`, `source`, `title`, `metadata` JSONB, `position` JSONB,
    * `timestamp_ms`, `language` regconfig, `embedding vector(d)`, generated `tsv`), a B-tree on
@@ -742,7 +762,7 @@ export class PgVectorStore implements VectorStore {
         language = EXCLUDED.language, embedding = EXCLUDED.embedding${keyword ? ', text_length = EXCLUDED.text_length, title_length = EXCLUDED.title_length' : ''}`;
     const { postings, postingsName } = this.keywordTables;
     try {
-      await this.inTransaction(async (client) => {
+      await this.inWriteTransaction(async (client) => {
         if (!keyword) {
           // A store that opened the table before another process added the keyword index must not write unindexed rows.
           const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [postingsName]);
@@ -1013,7 +1033,7 @@ export class PgVectorStore implements VectorStore {
     if (unique.length === 0) return;
     if (!(await this.prepare())) return;
     try {
-      await this.inTransaction(async (client) => {
+      await this.inWriteTransaction(async (client) => {
         for (let start = 0; start < unique.length; start += IDS_PER_STATEMENT) {
           const values = unique.slice(start, start + IDS_PER_STATEMENT);
           // Lock the rows in the global id order first (as add() does), then delete them.

@@ -437,14 +437,14 @@ export function describeStoreSuite(label: string, harness: StoreHarness): void {
       }
     });
 
-    it('sets hnsw.ef_search for the query only (SET LOCAL in a transaction): 128 by default, the option, at least k', async () => {
+    it('sets hnsw.ef_search for the query only (SET LOCAL in a transaction): 256 by default, the option, at least k', async () => {
       const client = recordingClient(toSqlClient(harness.connection()));
       const efSetting = () => client.statements.find((statement) => statement.text.includes('set_config'));
       const target = new PgVectorStore({ connection: client, collection: uniqueCollection() });
       await target.add(randomVectors(20, 4, 3).map((vector, i) => chunk(`v${i}`, vector)));
       client.statements.length = 0;
       await target.search([1, 0, 0, 0], { k: 5 });
-      expect(efSetting()).toMatchObject({ params: ['hnsw.ef_search', '128'], inTransaction: true });
+      expect(efSetting()).toMatchObject({ params: ['hnsw.ef_search', '256'], inTransaction: true });
       const tuned = new PgVectorStore({ connection: client, collection: target.collection, efSearch: 64 });
       client.statements.length = 0;
       await tuned.search([1, 0, 0, 0], { k: 5 });
