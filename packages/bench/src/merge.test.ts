@@ -37,7 +37,7 @@ describe('mergeReports', () => {
     // Rendered (rows left out: the tables have their own tests).
     const empty = { retrieval: 0, scale: 0, vectors: 0 };
     const markdown = renderMarkdown(mergeReports(report(first.date, { retrieval: 100 }, empty), report(second.date, { scale: 50, vectors: 40 }, empty)));
-    expect(markdown).toContain('**Merged:** the scale, vectors sections come from a second run, `node dist/cli.js --sections scale,vectors`');
+    expect(markdown).toContain('**Merged:** the scale, vectors sections come from another run, `node dist/cli.js --sections scale,vectors`');
     expect(markdown).toContain('Apart from the merged sections named below');
     expect(renderMarkdown(report(first.date, { retrieval: 100 }, empty))).not.toContain('Merged');
   });

@@ -362,7 +362,7 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
   );
   for (const run of report.mergedFrom ?? []) {
     lines.push(
-      `**Merged:** the ${run.sections.join(', ')} section${run.sections.length > 1 ? 's' : ''} come${run.sections.length > 1 ? '' : 's'} from a second run, \`${run.command}\` on ${run.date.slice(0, 10)} (${run.date}; ${duration(run.durationSeconds)}; 1-minute load average at the start ${run.loadAverageAtStart.toFixed(2)}). Within a section every number comes from one run; absolute times of runs that overlapped shared the cores, so compare ratios within a section.`,
+      `**Merged:** the ${run.sections.join(', ')} section${run.sections.length > 1 ? 's' : ''} come${run.sections.length > 1 ? '' : 's'} from another run, \`${run.command}\` on ${run.date.slice(0, 10)} (${run.date}; ${duration(run.durationSeconds)}; 1-minute load average at the start ${run.loadAverageAtStart.toFixed(2)}). Within a section every number comes from one run; absolute times of runs that overlapped shared the cores, so compare ratios within a section.`,
       '',
     );
   }
