@@ -102,6 +102,8 @@ export function parseArguments(argv: readonly string[]): CommandLine {
       help: { type: 'boolean', default: false },
     },
   });
+  if (values.merge && !values.render) throw new Error('--merge: only with --render FILE (it merges a second results.json into the one rendered)');
+  if (values['merge-sections'] && !values.merge) throw new Error('--merge-sections: only with --merge FILE');
   const options = benchmarkPreset(values.quick ? 'quick' : 'full');
   const root = repositoryRoot();
   const custom = Object.keys(values).some((key) => !['quick', 'out', 'results', 'help', 'render', 'merge', 'merge-sections', 'compare', 'baseline'].includes(key) && (values as Record<string, unknown>)[key] !== undefined && (values as Record<string, unknown>)[key] !== false);

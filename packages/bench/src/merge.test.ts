@@ -57,3 +57,13 @@ describe('mergeReports', () => {
     expect(() => mergeReports(first, { ...report('x', { scale: 1 }, { retrieval: 0, scale: 0, vectors: 0 }), pending: ['scale'] })).toThrow(/finished no section/);
   });
 });
+
+describe('--merge on the command line', () => {
+  it('is refused without --render, and --merge-sections without --merge', async () => {
+    const { parseArguments } = await import('./arguments.js');
+    expect(() => parseArguments(['--merge', 'b.json'])).toThrow(/--merge: only with --render/);
+    expect(() => parseArguments(['--render', 'a.json', '--merge-sections', 'scale'])).toThrow(/--merge-sections: only with --merge/);
+    expect(() => parseArguments(['--render', 'a.json', '--merge', 'b.json', '--merge-sections', 'nope'])).toThrow(/--merge-sections: unknown value "nope"/);
+    expect(parseArguments(['--render', 'a.json', '--merge', 'b.json', '--merge-sections', 'scale,vectors']).mergeSections).toEqual(['scale', 'vectors']);
+  });
+});

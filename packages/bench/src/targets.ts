@@ -20,31 +20,34 @@ function speedWords(speedup: number): string {
   return speedup >= 1 ? `${speedup.toFixed(1)}× faster` : `${(1 / speedup).toFixed(1)}× slower`;
 }
 
+/** zerda's keyword row on one dataset, the peers' rows with a latency, and the fastest of them; undefined when not measured. */
+function keywordComparison(report: BenchmarkReport, dataset: string) {
+  const rows = report.retrieval.filter((row) => row.dataset === dataset && row.status === 'ok');
+  const zerda = rows.find((row) => row.system === 'zerda-keyword');
+  const peers = rows.filter((row) => SYSTEM_INFO[row.system].peer && row.latency);
+  if (!zerda?.latency || !zerda.quality || peers.length === 0) return undefined;
+  const fastest = peers.reduce((best, row) => (row.latency!.p50Ms < best.latency!.p50Ms ? row : best));
+  return { zerda: { ...zerda, latency: zerda.latency, quality: zerda.quality }, peers, fastest, fastestMs: fastest.latency!.p50Ms };
+}
+
 function keywordTarget(report: BenchmarkReport): TargetVerdict {
   const target = 'Keyword retrieval faster than the fastest peer at equal or better nDCG@10, on both datasets';
-  const evidence: string[] = [];
-  let met: boolean | undefined = report.datasets.length > 0 ? true : undefined;
-  for (const dataset of report.datasets) {
-    const rows = report.retrieval.filter((row) => row.dataset === dataset.name && row.status === 'ok');
-    const zerda = rows.find((row) => row.system === 'zerda-keyword');
-    const peers = rows.filter((row) => SYSTEM_INFO[row.system].peer);
-    if (!zerda?.latency || !zerda.quality || peers.length === 0) {
-      met = undefined;
-      evidence.push(`${dataset.name}: not measured`);
-      continue;
-    }
-    const fastest = peers.reduce((best, row) => ((row.latency?.p50Ms ?? Infinity) < (best.latency?.p50Ms ?? Infinity) ? row : best));
+  const parts = report.datasets.map((dataset) => {
+    const comparison = keywordComparison(report, dataset.name);
+    if (!comparison) return { met: undefined, evidence: `${dataset.name}: not measured` };
+    const { zerda, peers, fastest, fastestMs } = comparison;
     const keywordPeers = peers.filter((row) => SYSTEM_INFO[row.system].kind === 'keyword');
     const bestKeyword = keywordPeers.reduce((best, row) => ((row.quality?.ndcgAt10 ?? 0) > (best.quality?.ndcgAt10 ?? 0) ? row : best), keywordPeers[0] ?? fastest);
-    const faster = zerda.latency.p50Ms < (fastest.latency?.p50Ms ?? Infinity);
+    const faster = zerda.latency.p50Ms < fastestMs;
     const asGood = zerda.quality.ndcgAt10 >= (bestKeyword.quality?.ndcgAt10 ?? 0) - 1e-9;
-    if (!(faster && asGood)) met = false;
-    evidence.push(
-      `${dataset.name}: zerda p50 ${zerda.latency.p50Ms.toFixed(3)} ms vs fastest peer ${SYSTEM_INFO[fastest.system].label} ${(fastest.latency?.p50Ms ?? NaN).toFixed(3)} ms ` +
-        `(zerda ${speedWords((fastest.latency?.p50Ms ?? NaN) / zerda.latency.p50Ms)}); nDCG@10 ${zerda.quality.ndcgAt10.toFixed(3)} vs best keyword peer ${SYSTEM_INFO[bestKeyword.system].label} ${(bestKeyword.quality?.ndcgAt10 ?? NaN).toFixed(3)}`,
-    );
-  }
-  return { target, met, evidence: evidence.join('; ') };
+    return {
+      met: faster && asGood,
+      evidence:
+        `${dataset.name}: zerda p50 ${zerda.latency.p50Ms.toFixed(3)} ms vs fastest peer ${SYSTEM_INFO[fastest.system].label} ${fastestMs.toFixed(3)} ms ` +
+        `(zerda ${speedWords(fastestMs / zerda.latency.p50Ms)}); nDCG@10 ${zerda.quality.ndcgAt10.toFixed(3)} vs best keyword peer ${SYSTEM_INFO[bestKeyword.system].label} ${(bestKeyword.quality?.ndcgAt10 ?? NaN).toFixed(3)}`,
+    };
+  });
+  return combine(target, parts);
 }
 
 function scaleTarget(report: BenchmarkReport): TargetVerdict {
@@ -160,14 +163,12 @@ function pipelineCostTarget(report: BenchmarkReport): TargetVerdict {
 function keywordSpeedTarget(report: BenchmarkReport): TargetVerdict {
   const target = 'keyword retrieval ≥ 5× faster than the fastest peer on every dataset, at ≥ its nDCG@10 (issue 16, 2)';
   const parts = report.datasets.map((dataset) => {
-    const rows = report.retrieval.filter((row) => row.dataset === dataset.name && row.status === 'ok');
-    const zerda = rows.find((row) => row.system === 'zerda-keyword');
-    const peers = rows.filter((row) => SYSTEM_INFO[row.system].peer && row.latency);
-    if (!zerda?.latency || !zerda.quality || peers.length === 0) return { met: undefined, evidence: `${dataset.name}: not measured` };
-    const fastest = peers.reduce((best, row) => (row.latency!.p50Ms < best.latency!.p50Ms ? row : best));
-    const speedup = fastest.latency!.p50Ms / zerda.latency.p50Ms;
+    const comparison = keywordComparison(report, dataset.name);
+    if (!comparison) return { met: undefined, evidence: `${dataset.name}: not measured` };
+    const { zerda, fastest, fastestMs } = comparison;
+    const speedup = fastestMs / zerda.latency.p50Ms;
     const asGood = zerda.quality.ndcgAt10 >= (fastest.quality?.ndcgAt10 ?? 0) - 1e-9;
-    return { met: speedup >= 5 && asGood, evidence: `${dataset.name}: ${speedup.toFixed(1)}× ${SYSTEM_INFO[fastest.system].label} (p50 ${ms(zerda.latency.p50Ms, 3)} vs ${ms(fastest.latency!.p50Ms, 3)}), nDCG@10 ${zerda.quality.ndcgAt10.toFixed(3)} vs ${(fastest.quality?.ndcgAt10 ?? NaN).toFixed(3)}` };
+    return { met: speedup >= 5 && asGood, evidence: `${dataset.name}: ${speedup.toFixed(1)}× ${SYSTEM_INFO[fastest.system].label} (p50 ${ms(zerda.latency.p50Ms, 3)} vs ${ms(fastestMs, 3)}), nDCG@10 ${zerda.quality.ndcgAt10.toFixed(3)} vs ${(fastest.quality?.ndcgAt10 ?? NaN).toFixed(3)}` };
   });
   return combine(target, parts);
 }
