@@ -335,9 +335,6 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     for (const sentence of sentences) offsets.push(sentence.start, sentence.end);
     const codePoints = codePointsBefore(text, offsets);
     const costSum = prefixSums(cost);
-    // A minimum in the budget's unit becomes characters at this chunk's own rate (tokens per character differ by script).
-    const charactersPerUnit = codePoints[codePoints.length - 1]! / Math.max(costSum[costSum.length - 1]!, 1);
-    const minChunkUnits = evidence?.minChunkUnits ?? 0;
     const state: ValueState = {
       candidate,
       values,
@@ -353,7 +350,8 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
       joinSum: prefixSums(join),
       valueSum: prefixSums(values.values),
       firstItem: owner.length,
-      minimum: Math.max(minChunkLength, Math.ceil(minChunkUnits * charactersPerUnit)),
+      // An evidence minimum in the budget's unit becomes characters at this chunk's own rate (tokens per character differ by script).
+      minimum: evidence ? Math.max(minChunkLength, Math.ceil((evidence.minChunkUnits * codePoints[codePoints.length - 1]!) / Math.max(costSum[costSum.length - 1]!, 1))) : minChunkLength,
       // Re-pricing a whole chunk after each pick is what the decay costs, so only chunks of ordinary length get it.
       decay: evidence && sentences.length <= SPREAD_MAX_SENTENCES ? evidence.spread : 1,
     };

@@ -4,22 +4,26 @@ import { countTokensUnchecked } from './tokenizer.js';
 
 const HIGH_SURROGATE = /[\uD800-\uDBFF]/;
 
+/** Internal: UTF-16 units of the code point at `index`: 2 for a surrogate pair, else 1 (a lone surrogate counts as one). */
+export function codePointLengthAt(text: string, index: number): 1 | 2 {
+  const code = text.charCodeAt(index);
+  return code >= 0xd800 && code <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+}
+
 /** Internal: number of Unicode code points (a lone surrogate counts as one). */
 export function countCodePoints(text: string): number {
   // Most text has no surrogate at all; a native regex scan finds that ~3x faster than the loop.
   if (!HIGH_SURROGATE.test(text)) return text.length;
-  let count = text.length;
-  for (let index = 0; index < text.length - 1; index++) {
-    const code = text.charCodeAt(index);
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        count--;
-        index++;
-      }
-    }
-  }
+  let count = 0;
+  for (let index = 0; index < text.length; index += codePointLengthAt(text, index)) count++;
   return count;
+}
+
+/** Internal: the UTF-16 index after at most `codePoints` code points of `text` (never inside a surrogate pair). */
+export function codePointOffset(text: string, codePoints: number): number {
+  let index = 0;
+  for (let seen = 0; seen < codePoints && index < text.length; seen++) index += codePointLengthAt(text, index);
+  return index;
 }
 
 /**

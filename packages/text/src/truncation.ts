@@ -1,6 +1,6 @@
 import type { LengthCounter } from '@zerda/types';
 import { invalidArgument } from '@zerda/types';
-import { charCounter, countCodePoints } from './counters.js';
+import { charCounter, codePointOffset, countCodePoints } from './counters.js';
 import { optionalObject, rejectUnknownKeys, requireString } from './input-validation.js';
 import { forEachToken } from './tokenizer.js';
 
@@ -49,16 +49,6 @@ function boundariesUpTo(text: string, from: number, limit: number): number[] {
   return boundaries;
 }
 
-// The UTF-16 index after at most `codePoints` code points of `text` (never inside a surrogate pair).
-function codePointPrefixEnd(text: string, codePoints: number): number {
-  let index = 0;
-  for (let seen = 0; seen < codePoints && index < text.length; seen++) {
-    const unit = text.charCodeAt(index);
-    index += unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length && (text.charCodeAt(index + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
-  }
-  return index;
-}
-
 // The last end of a whitespace-delimited chunk (a whitespace right after a non-whitespace) at or
 // before `position`, or 0.
 function chunkEndAtOrBefore(text: string, position: number): number {
@@ -88,34 +78,30 @@ export function truncateAtWordBoundary(text: string, budget: number, counter: Le
     const length = counter(candidate);
     return typeof length === 'number' && length <= budget;
   };
-  // Characters are counted once, in one pass; any other counter is probed on growing prefixes first,
-  // so that a small budget never pays for counting a huge text (a prefix that does not fit means
-  // the text does not, for a counter that grows with the text).
-  if (counter === charCounter && fits(text)) return text;
-
-  // The longest raw prefix that fits, by binary search on positions (the counter is called on
-  // O(log n) prefixes and no boundary list of the whole text is ever built). With a counter that
-  // grows with the text, the answer is the last word boundary at or before it, and only the
-  // whitespace-delimited chunk around it needs tokenizing.
+  // The longest raw prefix that fits; with a counter that grows with the text, the answer is the
+  // last word boundary at or before it, and only the whitespace-delimited chunk around it needs
+  // tokenizing (no boundary list of the whole text is ever built).
   let fitting = 0;
   let failing = text.length;
   if (counter === charCounter) {
-    // Characters are code points: the cut is found in one pass over the prefix.
-    fitting = codePointPrefixEnd(text, Math.floor(budget) - countCodePoints(ellipsis));
+    // Characters are code points: counted once, and the cut is found in one pass over the prefix.
+    if (fits(text)) return text;
+    fitting = codePointOffset(text, Math.floor(budget) - countCodePoints(ellipsis));
     failing = fitting + 1;
   } else {
-    let probed = false;
+    // Any other counter is probed on growing prefixes first, so that a small budget never pays for
+    // counting a huge text (a prefix that does not fit means the text does not, for a counter that
+    // grows with the text), then the cut is found by binary search on positions.
     for (let probe = FIRST_PROBE; probe < text.length; probe *= 2) {
       if (!fits(text.slice(0, probe) + ellipsis)) {
-        // The ellipsis may be what does not fit: a text not much longer than the probe is counted whole.
-        if (text.length <= 2 * probe && fits(text)) return text;
         failing = probe;
-        probed = true;
         break;
       }
       fitting = probe;
     }
-    if (!probed && fits(text)) return text;
+    // The text is counted whole only when no probe failed, or when it is not much longer than the
+    // probe that did (the ellipsis may be what did not fit).
+    if (text.length <= 2 * failing && fits(text)) return text;
     while (failing - fitting > 1) {
       const middle = fitting + ((failing - fitting) >>> 1);
       if (fits(text.slice(0, middle) + ellipsis)) fitting = middle;

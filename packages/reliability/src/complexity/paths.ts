@@ -27,6 +27,7 @@ const analyzer = new Analyzer();
 const queryAnalyzer = new QueryAnalyzer({ maxQueryLength: 2_000_000 });
 const cl100k = tokenCounter('cl100k_base', { cacheSize: 0 });
 const composer = new SmartContextComposer({ minChunkLength: 0 });
+const claimAnalysis = queryAnalyzer.analyze('vitamin D reduces fracture risk in older adults');
 const filter = new ChunkFilter();
 
 function scored(text: string) {
@@ -62,6 +63,13 @@ export const TEXT_PATHS: readonly TextPath[] = [
   { name: 'splitSentences — abbreviations', input: repeat('e.g. Dr. Smith, i.e. U.S. '), run: (text) => splitSentences(text) },
   { name: 'truncateAtWordBoundary — words, budget half the text', input: repeat('word '), run: (text) => truncateAtWordBoundary(text, text.length / 2) },
   { name: 'SmartContextComposer.compose — one huge chunk of short lines', input: repeat('short line\n'), run: (text) => composer.compose(scored(text), { budget: 4000 }) },
+  {
+    // A claim (no question word): evidence composition, with its per-chunk minimum and spread, values every sentence.
+    name: 'SmartContextComposer.compose — a claim over one huge chunk of sentences (evidence composition)',
+    input: repeat('Vitamin D lowers the fracture risk of older adults. فيتامين د يقلل الكسور. '),
+    // A fresh composer each time: its chunk-analysis cache must not hide the analysis from the timing.
+    run: async (text) => new SmartContextComposer({ minChunkLength: 0 }).compose(scored(text), { budget: 2000, analysis: await claimAnalysis }),
+  },
   { name: 'ChunkFilter.filter — one huge chunk', input: repeat('word number '), run: (text) => filter.filter(scored(text)) },
   { name: 'ConversationHistory.addTurn — a huge context to summarise', input: repeat('context word '), run: (text) => new ConversationHistory().addTurn({ query: 'q', context: text }) },
   {
