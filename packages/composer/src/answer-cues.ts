@@ -9,33 +9,51 @@ import type { AnswerType } from '@zerda/types';
  */
 export type AnswerCues = Record<Exclude<AnswerType, 'other'>, boolean>;
 
-const words = (list: string): ReadonlySet<string> => new Set(list.split(/\s+/u).filter(Boolean).map((word) => normalizeText(word)));
+/** The normalised words of a whitespace-separated list. */
+const words = (list: string): string[] => list.split(/\s+/u).filter(Boolean).map((word) => normalizeText(word));
 
-const MONTHS = words(`
+// Each cue word list is one bit; one map holds every word's bits, so a token costs one lookup.
+const MONTH = 1;
+const TIME_WORD = 2;
+const NUMBER_WORD = 4;
+const PERSON_WORD = 8;
+const PLACE_WORD = 16;
+const PLACE_PREPOSITION = 32;
+const REASON_WORD = 64;
+const DEFINITION_VERB = 128;
+const ARTICLE = 256;
+const DEFINITION_WORD = 512;
+const NAME_CONNECTOR = 1024;
+
+const CUE_WORDS = new Map<string, number>();
+const addWords = (bit: number, list: string): void => {
+  for (const word of words(list)) CUE_WORDS.set(word, (CUE_WORDS.get(word) ?? 0) | bit);
+};
+addWords(MONTH, `
   january february march april may june july august september october november december
   jan feb mar apr jun jul aug sep sept oct nov dec
   يناير فبراير مارس أبريل ابريل مايو يونيو يوليو أغسطس اغسطس سبتمبر أكتوبر اكتوبر نوفمبر ديسمبر
   كانون شباط آذار نيسان أيار حزيران تموز آب أيلول تشرين محرم صفر ربيع جمادى رجب شعبان رمضان شوال القعدة الحجة`);
-const TIME_WORDS = words(`
+addWords(TIME_WORD, `
   century centuries decade decades bc ad bce ce ago era millennium year years
   عام العام سنة السنة سنوات القرن قرن القرون ميلادي ميلادية هجري هجرية الميلاد عقد العقد`);
-const NUMBER_WORDS = words(`
+addWords(NUMBER_WORD, `
   one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred hundreds thousand thousands million millions billion billions dozen half percent
   واحد اثنان اثنين ثلاث ثلاثة أربع أربعة خمس خمسة ست ستة سبع سبعة ثمان ثمانية تسع تسعة عشر عشرة عشرون عشرين مئة مائة مئات ألف آلاف الف مليون ملايين مليار نصف ربع بالمئة بالمائة`);
-const PERSON_WORDS = words(`
+addWords(PERSON_WORD, `
   بن ابن أبو ابو بنت الملك الملكة الأمير الأميرة الرئيس الشيخ السلطان الخليفة الإمام الامام الشاعر الكاتب العالم المؤرخ الفيلسوف مؤسس`);
-const PLACE_WORDS = words(`
+addWords(PLACE_WORD, `
   مدينة المدينة دولة الدولة عاصمة العاصمة محافظة منطقة جنوب شمال شرق غرب تقع يقع قرية جزيرة ولاية بلدة إقليم قارة بحر نهر جبل`);
-const PLACE_PREPOSITIONS = words('in at from near into across');
-const REASON_WORDS = words(`
+addWords(PLACE_PREPOSITION, 'in at from near into across');
+addWords(REASON_WORD, `
   because due caused causes cause result therefore consequently owing thanks led
   بسبب لأن لان نتيجة إذ لذلك بفضل أدى ادى يؤدي سبب بسبب`);
-const DEFINITION_VERBS = words('is are was were');
-const ARTICLES = words('a an the');
-const DEFINITION_WORDS = words(`
+addWords(DEFINITION_VERB, 'is are was were');
+addWords(ARTICLE, 'a an the');
+addWords(DEFINITION_WORD, `
   refers defined definition known denotes means
   هو هي يعرف تعرف يعد تعد يطلق عبارة يسمى تسمى`);
-const NAME_CONNECTORS = words('of the de da di von van al el bin ibn la le');
+addWords(NAME_CONNECTOR, 'of the de da di von van al el bin ibn la le');
 
 /** Normalised token texts, memoised (cue words repeat across sentences); cleared when it grows large. */
 const normalized = new Map<string, string>();
@@ -80,7 +98,7 @@ export function answerCues(text: string): AnswerCues {
 export function cuesOfTokens(tokens: readonly Token[], words: readonly string[], from: number, to: number): AnswerCues {
   const cues: AnswerCues = { time: false, quantity: false, person: false, place: false, reason: false, definition: false };
   let capitalizedRun = 0;
-  let previous = '';
+  let previous = 0;
   for (let index = from; index < to; index++) {
     const token = tokens[index]!;
     const word = words[index]!;
@@ -88,22 +106,25 @@ export function cuesOfTokens(tokens: readonly Token[], words: readonly string[],
       cues.quantity = true;
       if (isYear(word)) cues.time = true;
     }
-    if (NUMBER_WORDS.has(word)) cues.quantity = true;
-    if (MONTHS.has(word) || TIME_WORDS.has(word)) cues.time = true;
-    if (PERSON_WORDS.has(word)) cues.person = true;
-    if (PLACE_WORDS.has(word)) cues.place = true;
-    if (REASON_WORDS.has(word)) cues.reason = true;
-    if (DEFINITION_WORDS.has(word) || (ARTICLES.has(word) && DEFINITION_VERBS.has(previous))) cues.definition = true;
+    const bits = CUE_WORDS.get(word) ?? 0;
+    if (bits !== 0) {
+      if (bits & NUMBER_WORD) cues.quantity = true;
+      if (bits & (MONTH | TIME_WORD)) cues.time = true;
+      if (bits & PERSON_WORD) cues.person = true;
+      if (bits & PLACE_WORD) cues.place = true;
+      if (bits & REASON_WORD) cues.reason = true;
+      if (bits & DEFINITION_WORD || (bits & ARTICLE && previous & DEFINITION_VERB)) cues.definition = true;
+    }
     // A capitalised Latin word that does not open the sentence: two in a row (joined by “of”, “de”,
     // “al” …) read as a name; one after a place preposition as a place.
     if (isCapitalized(token) && index > from) {
       capitalizedRun += 1;
       if (capitalizedRun >= 2) cues.person = true;
-      if (PLACE_PREPOSITIONS.has(previous)) cues.place = true;
-    } else if (!(capitalizedRun > 0 && NAME_CONNECTORS.has(word))) {
+      if (previous & PLACE_PREPOSITION) cues.place = true;
+    } else if (!(capitalizedRun > 0 && bits & NAME_CONNECTOR)) {
       capitalizedRun = 0;
     }
-    previous = word;
+    previous = bits;
   }
   return cues;
 }

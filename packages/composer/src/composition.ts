@@ -1,4 +1,4 @@
-import { BoundedCache } from '@zerda/text';
+import { BoundedCache, charCounter } from '@zerda/text';
 import { invalidArgument } from '@zerda/types';
 import type { LengthCounter } from '@zerda/types';
 import { arrangePassages, type Candidate, type FittedChunk, type Ordering } from './passages.js';
@@ -51,9 +51,12 @@ export class Composition {
    * {@link measure} for a piece of a chunk (a sentence, the text between two): memoised per counter,
    * since the same sentences come back query after query and a tokenizer is the costly part of
    * fitting to a token budget. Counters are taken to be functions of the text alone; the final
-   * context is always measured afresh, so a counter that is not still cannot break the budget.
+   * context is always measured afresh, so a counter that is not still cannot break the budget. The
+   * character counter is not memoised (counting is cheaper than looking up).
    */
   measurePiece(text: string): number {
+    // Counting code points costs less than the memo's hashing of the key: measured directly.
+    if (this.setup.counter === charCounter) return this.measure(text);
     let memo = PIECE_LENGTHS.get(this.setup.counter);
     if (!memo) {
       memo = new BoundedCache<string, number>(PIECE_MEMO_SIZE);

@@ -1,7 +1,10 @@
 // Fingerprints of what run()'s stages before composition decide — retrieval (ids and BM25 scores),
 // filtering (kept ids, drops with their reasons) and ranking (ids, composite scores, keyword boost) —
 // for a fixed query set of SciFact and ARCD, stage by stage as ContextEngine.run() chains them with
-// its defaults. A speed change to any of those stages must leave every fingerprint as it was.
+// its defaults; and the contexts whole run() calls give (default engine, keyword only) at three
+// character budgets and one cl100k token budget, so that a speed change to composition is checked too.
+// A speed change to any stage must leave every fingerprint as it was; a change meant to alter
+// decisions (a new composer model) writes the fixture again with --write and says so in its commit.
 //
 //   node scripts/pipeline-fingerprints.mjs                 prints the fingerprints as JSON
 //   node scripts/pipeline-fingerprints.mjs --write         writes src/__fixtures__/pipeline-fingerprints.json
@@ -16,7 +19,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadBeirDataset, locateDatasets } from '@zerda/retriever/datasets';
 
-const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, retriever: { type: 'string' }, core: { type: 'string' }, queries: { type: 'string', default: '150' } } });
+const { values } = parseArgs({ options: { write: { type: 'boolean', default: false }, retriever: { type: 'string' }, core: { type: 'string' }, queries: { type: 'string', default: '150' }, contextQueries: { type: 'string', default: '100' } } });
 const { KeywordRetriever } = await import(values.retriever ?? '@zerda/retriever');
 const { ChunkFilter, CompositeRanker, QueryAnalyzer } = await import(values.core ?? '@zerda/context-core');
 const root = locateDatasets(new URL('.', import.meta.url).pathname);
@@ -25,6 +28,8 @@ if (!root) {
   process.exit(2);
 }
 const digest = (value) => createHash('sha256').update(JSON.stringify(value)).digest('hex').slice(0, 16);
+const { ContextEngine } = await import(new URL('../dist/index.js', import.meta.url).href);
+const { tokenCounter } = await import(values.core ?? '@zerda/context-core');
 const fingerprints = {};
 for (const name of ['beir-scifact', 'arcd']) {
   const dataset = loadBeirDataset(join(root, name));
@@ -49,6 +54,23 @@ for (const name of ['beir-scifact', 'arcd']) {
       dropped: filtered.dropped.map((drop) => [drop.chunkId, drop.reason, drop.duplicateOf ?? null]),
       ranked: ranked.map((hit) => [hit.chunk.id, hit.score, hit.scores.keywordBoost]),
     });
+  }
+  // Whole runs: the contexts composed from the same stages (with the guard), and what each chunk kept.
+  const config = { cache: { enabled: false }, multiTurn: { enabled: false }, adaptive: { enabled: false } };
+  const engines = [
+    ['chars', [300, 1000, 2000], await new ContextEngine({ config }).index(chunks)],
+    ['cl100k', [250], await new ContextEngine({ config, lengthCounter: tokenCounter('cl100k_base') }).index(chunks)],
+  ];
+  fingerprints[`${name} contexts`] = {};
+  for (const query of queries.slice(0, Number(values.contextQueries))) {
+    const contexts = [];
+    for (const [, budgets, engine] of engines) {
+      for (const budget of budgets) {
+        const result = await engine.run(query.text, { overrideBudget: budget });
+        contexts.push([budget, result.context, result.chunks.map((used) => [used.chunk.id, used.fit, used.keptText.length])]);
+      }
+    }
+    fingerprints[`${name} contexts`][query.id] = digest(contexts);
   }
 }
 const output = JSON.stringify(fingerprints, null, 1);

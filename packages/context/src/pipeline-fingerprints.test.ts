@@ -41,7 +41,7 @@ class WithoutTermMatches implements Retriever {
 const freshFilter: ChunkFilterContract = { filter: (chunks, options) => new ChunkFilter().filter(chunks, options) };
 
 describe.skipIf(!available)('run() pipeline: identical decisions', { timeout: 300_000 }, () => {
-  it('retrieval, filtering and ranking give the fingerprints recorded from the main branch', () => {
+  it("retrieval, filtering, ranking and whole runs' contexts give the fingerprints recorded from the main branch", () => {
     const script = new URL('../scripts/pipeline-fingerprints.mjs', import.meta.url).pathname;
     const current = JSON.parse(execFileSync(process.execPath, [script], { encoding: 'utf8', maxBuffer: 1 << 26 }));
     const recorded = JSON.parse(readFileSync(new URL('./__fixtures__/pipeline-fingerprints.json', import.meta.url), 'utf8'));

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BoundedCache } from './bounded-cache.js';
 
 describe('BoundedCache', () => {
-  it('keeps at most capacity entries, forgetting the oldest first', () => {
+  it('keeps at most capacity entries, forgetting the least recently used first', () => {
     const cache = new BoundedCache<string, number>(2);
     cache.set('a', 1);
     cache.set('b', 2);
@@ -15,6 +15,53 @@ describe('BoundedCache', () => {
     cache.set('مكتبة', 4);
     expect(cache.get('مكتبة')).toBe(4);
     expect(cache.get('b')).toBeUndefined();
+    expect(cache.size).toBe(2);
+  });
+
+  it('never holds more than its capacity, whatever the mix of reads and writes', () => {
+    for (const capacity of [1, 2, 3, 7, 64]) {
+      const cache = new BoundedCache<number, number>(capacity);
+      for (let step = 0; step < 1000; step++) {
+        cache.set(step % 97, step);
+        cache.get((step * 31) % 89);
+        expect(cache.size).toBeLessThanOrEqual(capacity);
+      }
+      // The entry written last is always there, with its latest value.
+      cache.set(5, -1);
+      cache.set(5, -2);
+      expect(cache.get(5)).toBe(-2);
+    }
+  });
+
+  it('keeps the entries in use while others age out', () => {
+    const cache = new BoundedCache<string, number>(100);
+    cache.set('frequent', 1);
+    for (let index = 0; index < 10_000; index++) {
+      cache.set(`word-${index}`, index);
+      if (index % 10 === 0) expect(cache.get('frequent')).toBe(1);
+    }
+    expect(cache.get('word-0')).toBeUndefined();
+    expect(cache.get('word-9999')).toBe(9999);
+  });
+
+  it('costs the same per write when full whatever its capacity (no walk over forgotten entries)', () => {
+    // The old design (a Map deleting its first key per insertion) cost O(capacity) per write once full.
+    const costPerWrite = (capacity: number): number => {
+      const cache = new BoundedCache<string, number>(capacity);
+      const writes = 200_000;
+      const keys = Array.from({ length: writes + capacity }, (_, index) => `key-${index}`);
+      for (let index = 0; index < capacity; index++) cache.set(keys[index]!, index);
+      let best = Number.POSITIVE_INFINITY;
+      for (let round = 0; round < 3; round++) {
+        const started = performance.now();
+        for (let index = 0; index < writes; index++) cache.set(keys[capacity + ((index + round * 7919) % writes)]!, index);
+        best = Math.min(best, performance.now() - started);
+      }
+      return best / writes;
+    };
+    const small = costPerWrite(1_000);
+    const large = costPerWrite(100_000);
+    expect(large / small).toBeLessThan(15);
   });
 
   it('rejects a capacity that is not a positive integer, naming it', () => {
