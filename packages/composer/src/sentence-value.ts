@@ -336,7 +336,10 @@ function weightVector(model: SentenceModel): Float64Array {
 
 /** The model's probability for one feature vector (as {@link sentenceFeatures} gives it): σ(Σ weight × feature). */
 export function modelProbability(vector: ArrayLike<number>, model: SentenceModel = SENTENCE_MODEL): number {
-  const weights = weightVector(model);
+  return probabilityOf(vector, weightVector(model));
+}
+
+function probabilityOf(vector: ArrayLike<number>, weights: Float64Array): number {
   let sum = 0;
   for (let index = 0; index < weights.length; index++) sum += weights[index]! * (vector[index] ?? 0);
   return 1 / (1 + Math.exp(-sum));
@@ -346,6 +349,7 @@ export function modelProbability(vector: ArrayLike<number>, model: SentenceModel
 export function valueSentences(candidates: readonly CandidateSignal[], analysis: QueryAnalysis | undefined, queryTerms: readonly string[], analyzer: Analyzer, model: SentenceModel = SENTENCE_MODEL): ValuedSentence[][] {
   const answerType = analysis?.answerType ?? 'other';
   const valued: ValuedSentence[][] = candidates.map(() => []);
+  const weights = weightVector(model);
   visitSentenceFeatures(candidates, analysis, queryTerms, analyzer, (candidate, vector, terms, cues) => {
     const reasons: SentenceReason[] = [];
     if (vector[F.position0] === 1) reasons.push('lead');
@@ -353,7 +357,7 @@ export function valueSentences(candidates: readonly CandidateSignal[], analysis:
     else if (vector[F.coveragePrevious]! > 0 || vector[F.coverageNext]! > 0) reasons.push('neighbour');
     if (answerType !== 'other' && cues[answerType]) reasons.push('answer-type');
     if (vector[F.titleCoverage]! > 0) reasons.push('title');
-    valued[candidate]!.push({ value: modelProbability(vector, model), terms: [...terms], reasons });
+    valued[candidate]!.push({ value: probabilityOf(vector, weights), terms: terms.size === 0 ? [] : [...terms], reasons });
   });
   return valued;
 }

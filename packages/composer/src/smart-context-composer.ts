@@ -173,9 +173,16 @@ function checkChoice<T extends string>(value: unknown, choices: readonly T[], fi
 
 /** Every sentence of a used chunk with what the context keeps of it, its value and the reasons. */
 function sentenceChoices(fitted: FittedChunk, values: CandidateValues, valued: readonly ValuedSentence[]): SentenceChoice[] {
+  // Sentences are in text order, and so are the kept spans once sorted by start: one sweep finds each
+  // sentence's overlap (a span ending before a sentence starts ends before every later one too).
+  const spans = [...fitted.spans].sort((a, b) => a.start - b.start);
+  let first = 0;
   return values.sentences.map((sentence, index) => {
+    while (first < spans.length && spans[first]!.end <= sentence.start) first += 1;
     let kept = 0;
-    for (const span of fitted.spans) kept += Math.max(0, Math.min(span.end, sentence.end) - Math.max(span.start, sentence.start));
+    for (let span = first; span < spans.length && spans[span]!.start < sentence.end; span++) {
+      kept += Math.max(0, Math.min(spans[span]!.end, sentence.end) - Math.max(spans[span]!.start, sentence.start));
+    }
     const length = sentence.end - sentence.start;
     const verdict = valued[index]!;
     return {

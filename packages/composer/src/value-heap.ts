@@ -8,6 +8,8 @@ export class ValueHeap {
   #items: number[] = [];
   #versions: number[] = [];
   readonly #current: number[] = [];
+  /** False until the first pop: pushes before it only append, and the first pop orders them all at once (Floyd, O(n)). */
+  #ordered = false;
 
   /** Pushes `item` with `priority`; earlier entries of the same item become stale. */
   push(item: number, priority: number): void {
@@ -16,7 +18,7 @@ export class ValueHeap {
     this.#priorities.push(priority);
     this.#items.push(item);
     this.#versions.push(version);
-    this.#up(this.#items.length - 1);
+    if (this.#ordered) this.#up(this.#items.length - 1);
   }
 
   /** Makes every entry of `item` stale (it will not be popped again unless pushed anew). */
@@ -26,6 +28,10 @@ export class ValueHeap {
 
   /** The live item of highest priority (ties: the smaller item), removed; undefined when empty. */
   pop(): { item: number; priority: number } | undefined {
+    if (!this.#ordered) {
+      this.#ordered = true;
+      for (let index = (this.#items.length >> 1) - 1; index >= 0; index--) this.#down(index);
+    }
     while (this.#items.length > 0) {
       const item = this.#items[0]!;
       const priority = this.#priorities[0]!;
@@ -46,11 +52,18 @@ export class ValueHeap {
   }
 
   #swap(a: number, b: number): void {
-    for (const list of [this.#priorities, this.#items, this.#versions]) {
-      const value = list[a]!;
-      list[a] = list[b]!;
-      list[b] = value;
-    }
+    const priorities = this.#priorities;
+    const items = this.#items;
+    const versions = this.#versions;
+    const priority = priorities[a]!;
+    priorities[a] = priorities[b]!;
+    priorities[b] = priority;
+    const item = items[a]!;
+    items[a] = items[b]!;
+    items[b] = item;
+    const version = versions[a]!;
+    versions[a] = versions[b]!;
+    versions[b] = version;
   }
 
   #up(index: number): void {
@@ -68,13 +81,17 @@ export class ValueHeap {
     this.#priorities.pop();
     this.#items.pop();
     this.#versions.pop();
-    let index = 0;
+    this.#down(0);
+  }
+
+  #down(index: number): void {
+    const length = this.#items.length;
     for (;;) {
       const left = 2 * index + 1;
       const right = left + 1;
       let best = index;
-      if (left < this.#items.length && this.#before(left, best)) best = left;
-      if (right < this.#items.length && this.#before(right, best)) best = right;
+      if (left < length && this.#before(left, best)) best = left;
+      if (right < length && this.#before(right, best)) best = right;
       if (best === index) return;
       this.#swap(index, best);
       index = best;

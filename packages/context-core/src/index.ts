@@ -1,4 +1,4 @@
-export { QueryAnalyzer, checkQueryLength, type QueryAnalyzerOptions, type QuerySignals } from './query-analyzer.js';
+export { QueryAnalyzer, checkQueryLength, queryLengthProblem, type QueryAnalyzerOptions, type QuerySignals } from './query-analyzer.js';
 export { ChunkFilter, contentHash, contentKey, noiseReason } from './chunk-filter.js';
 export { MinHasher, bandLayout, jaccard, mayReachJaccard, shingleHashes, shingleSet, sortedJaccard } from './minhash.js';
 export { CompositeRanker, sourceQualityOf, type CompositeRankerOptions, type RankOutcome } from './composite-ranker.js';

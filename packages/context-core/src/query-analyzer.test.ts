@@ -223,8 +223,13 @@ describe('QueryAnalyzer: bad input', () => {
     } catch (error) {
       expect(ZerdaError.isInstance(error)).toBe(true);
       expect((error as ZerdaError).code).toBe('ZERDA_INVALID_ARGUMENT');
-      expect((error as ZerdaError).message).toBe('effectiveQuery must be at most 32768 characters (config.analyzer.maxQueryLength), got a string of 32769 characters');
+      expect((error as ZerdaError).message).toBe('effectiveQuery must be at most 32768 characters (config.analyzer.maxQueryLength), before and after NFKC normalisation, got a string of 32769 characters');
     }
+    // The limit holds after NFKC too: ﷺ expands to 18 characters, so 2,000 of them (36,000) are refused
+    // — the analysis would otherwise read 18 times what the limit promises (issue 15, defect 6).
+    expect(() => analyzer.analyze('ﷺ'.repeat(2_000))).toThrow('effectiveQuery must be at most 32768 characters (config.analyzer.maxQueryLength), before and after NFKC normalisation, got a string that normalises (NFKC) to 36000 characters');
+    expect(analyzer.analyze('ﷺ'.repeat(1_820)).keywords.length).toBeGreaterThan(0);
+    expect(analyzer.analyze(`ما هي المدينة؟ ${'ﷺ '.repeat(100)}`).language).toBe('ar');
     // Code points, not UTF-16 units: 32,768 emoji (65,536 units) are accepted.
     expect(analyzer.analyze('😀'.repeat(32_768)).query).toHaveLength(65_536);
     expect(() => analyzer.analyze('short', { literalQuery: 'x'.repeat(40_000) })).toThrow(/options\.literalQuery must be at most 32768/);

@@ -48,21 +48,39 @@ const INTENT_ORDER: ReadonlyArray<readonly [QueryIntent, readonly Cue[]]> = [
 
 const LEVELS: readonly QueryComplexity[] = ['simple', 'moderate', 'complex'];
 
+/** The most characters NFKC turns one character into (U+FDFA ﷺ becomes 18). */
+const MAX_NFKC_EXPANSION = 18;
+
 /**
  * Throws a ZerdaError naming `field` when `query` is longer than `maxLength` code points (the
- * `analyzer.maxQueryLength` setting). Shared by the analyzer and the engine, which checks before
- * any stage runs.
+ * `analyzer.maxQueryLength` setting), before or after NFKC normalisation: every analysis reads the
+ * normalised text, and a compatibility character can expand to 18 (ﷺ), so the limit must hold there
+ * too or a query within it could cost 18 times what the limit promises. Shared by the analyzer and
+ * the engine, which checks before any stage runs.
  */
 export function checkQueryLength(query: string, field: string, maxLength: number): void {
-  // Most queries are far below the limit in UTF-16 units already; count code points only near it.
-  if (query.length <= maxLength) return;
-  const length = charCounter(query);
-  if (length <= maxLength) return;
+  const received = queryLengthProblem(query, maxLength);
+  if (received === undefined) return;
   throw new ZerdaError('ZERDA_INVALID_ARGUMENT', {
     field,
-    expected: `at most ${maxLength} characters (config.analyzer.maxQueryLength)`,
-    received: `a string of ${length} characters`,
+    expected: `at most ${maxLength} characters (config.analyzer.maxQueryLength), before and after NFKC normalisation`,
+    received,
   });
+}
+
+/** What is wrong with `query`'s length for {@link checkQueryLength} (as its error's `received`), or undefined when it is within `maxLength`. */
+export function queryLengthProblem(query: string, maxLength: number): string | undefined {
+  // Most queries are far below the limit in UTF-16 units already; count code points only near it.
+  if (query.length > maxLength) {
+    const length = charCounter(query);
+    if (length > maxLength) return `a string of ${length} characters`;
+  }
+  // Only a query that could expand past the limit is normalised here (one native pass).
+  if (query.length * MAX_NFKC_EXPANSION <= maxLength) return undefined;
+  const normalized = query.normalize('NFKC');
+  if (normalized.length <= maxLength) return undefined;
+  const length = charCounter(normalized);
+  return length > maxLength ? `a string that normalises (NFKC) to ${length} characters` : undefined;
 }
 
 /**

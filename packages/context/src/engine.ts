@@ -12,6 +12,7 @@ import {
   rerankerName,
   toReranker,
   checkQueryLength,
+  queryLengthProblem,
   warningToString,
   type ConversationHistoryJSON,
 } from '@zerda/context-core';
@@ -529,7 +530,7 @@ export class ContextEngine implements ConversationHost {
     if (useHistory && history && history.size > 0 && this.config.multiTurn.enrichTurns > 0) {
       effectiveQuery = history.getEnrichedQuery(literal, this.config.multiTurn.enrichTurns);
       // Enrichment never makes an acceptable query unacceptable: past the limit, the literal query is used.
-      if (charCounter(effectiveQuery) > this.config.analyzer.maxQueryLength) effectiveQuery = literal;
+      if (queryLengthProblem(effectiveQuery, this.config.analyzer.maxQueryLength) !== undefined) effectiveQuery = literal;
     }
 
     let stage = now();
