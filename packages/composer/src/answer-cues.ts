@@ -58,11 +58,15 @@ addWords(NAME_CONNECTOR, 'of the de da di von van al el bin ibn la le');
 /** Normalised token texts, memoised (cue words repeat across sentences); cleared when it grows large. */
 const normalized = new Map<string, string>();
 const MAX_MEMO = 50_000;
-const ASCII_WORD = /^[\x00-\x7F]*$/;
+
+function isAscii(text: string): boolean {
+  for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
+  return true;
+}
 
 /** A token's text as cue tables hold words: lower case, `normalizeText` for non-ASCII (memoised). */
 export function normalizedWord(text: string): string {
-  if (ASCII_WORD.test(text)) return text.toLowerCase();
+  if (isAscii(text)) return text.toLowerCase();
   let word = normalized.get(text);
   if (word === undefined) {
     if (normalized.size >= MAX_MEMO) normalized.clear();
@@ -74,6 +78,8 @@ export function normalizedWord(text: string): string {
 
 function isCapitalized(token: Token): boolean {
   if (token.script !== 'latin') return false;
+  const code = token.text.charCodeAt(0);
+  if (code < 0x80) return code >= 0x41 && code <= 0x5a;
   const first = token.text[0]!;
   return first !== first.toLowerCase() && first === first.toUpperCase();
 }

@@ -19,6 +19,9 @@ const F = Object.fromEntries(NAMED_FEATURES.map((name, index) => [name, index]))
 /** Index of `type_time`: per cue type, `type_`, `cue_` and `match_` follow in {@link CUE_TYPES} order. */
 const TYPE_FEATURES = FEATURE_NAMES.indexOf('type_time');
 
+/** The query terms of a sentence that holds none: shared, never changed. */
+const NO_TERMS: Set<string> = new Set();
+
 /** What a chunk's text holds, independent of the query: its sentences, their terms and answer cues. */
 export interface ChunkAnalysis {
   /**
@@ -29,8 +32,14 @@ export interface ChunkAnalysis {
   /** Per unit: the index of the sentence it belongs to, and its piece number within it (0 for a whole sentence). */
   sentenceIndex: readonly number[];
   pieceIndex: readonly number[];
-  /** Per sentence: its analysed terms, unique. */
-  terms: ReadonlyArray<readonly string[]>;
+  /**
+   * Every analysed term of the text in order, duplicates kept; sentence `i`'s terms are
+   * `terms.slice(termStarts[i], termStarts[i + 1])` (one flat list: building a set per sentence cost
+   * more than the query-time check of the few query terms against it).
+   */
+  terms: readonly string[];
+  /** Per unit, where its terms start in {@link terms}, and the end of the last: `sentences.length + 1` entries. */
+  termStarts: readonly number[];
   /** Per sentence: the kinds of answer it can hold. */
   cues: readonly AnswerCues[];
 }
@@ -53,18 +62,19 @@ export function analyzeChunk(text: string, analyzer: Analyzer): ChunkAnalysis {
   const tokens = tokenize(text);
   const words = tokens.map((token) => normalizedWord(token.text));
   const cues: AnswerCues[] = [];
-  const terms: string[][] = [];
+  const terms: string[] = [];
+  const termStarts: number[] = [];
   let next = 0;
   for (const sentence of sentences) {
     while (next < tokens.length && tokens[next]!.start < sentence.start) next += 1;
     const from = next;
     while (next < tokens.length && tokens[next]!.start < sentence.end) next += 1;
     cues.push(cuesOfTokens(tokens, words, from, next));
-    const present = new Set<string>();
-    for (let index = from; index < next; index++) for (const term of analyzer.termsOfToken(tokens[index]!)) present.add(term);
-    terms.push([...present]);
+    termStarts.push(terms.length);
+    for (let index = from; index < next; index++) for (const term of analyzer.termsOfToken(tokens[index]!)) terms.push(term);
   }
-  return { sentences, sentenceIndex, pieceIndex, terms, cues };
+  termStarts.push(terms.length);
+  return { sentences, sentenceIndex, pieceIndex, terms, termStarts, cues };
 }
 
 /**
@@ -217,10 +227,18 @@ function visitSentenceFeatures(
     }
   }
   const gap = strongest > 0 ? (strongest - second) / strongest : 0;
-  const termsPerSentence = candidates.map((candidate) =>
-    candidate.analysis.terms.map((terms) => {
-      const present = new Set<string>();
-      if (query.size > 0) for (const term of terms) if (query.has(term)) present.add(term);
+  // Per sentence, the query terms it holds (one shared empty set for the many that hold none).
+  const termsPerSentence = candidates.map(({ analysis: chunk }) =>
+    chunk.sentences.map((_, position) => {
+      let present: Set<string> = NO_TERMS;
+      if (query.size > 0) {
+        for (let index = chunk.termStarts[position]!; index < chunk.termStarts[position + 1]!; index++) {
+          const term = chunk.terms[index]!;
+          if (!query.has(term)) continue;
+          if (present === NO_TERMS) present = new Set();
+          present.add(term);
+        }
+      }
       return present;
     }),
   );
