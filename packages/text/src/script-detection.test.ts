@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { detectLanguage, isArabic, isRightToLeft, scriptMix, tokenScript } from './script-detection.js';
 
@@ -50,5 +51,36 @@ describe('tokenScript / isArabic / isRightToLeft', () => {
     expect(() => tokenScript(1 as unknown as string)).toThrow('token must be a string, got number 1');
     expect(() => isRightToLeft([] as unknown as string)).toThrow('text must be a string');
     expect(() => detectLanguage(false as unknown as string)).toThrow('text must be a string, got boolean false');
+  });
+});
+
+describe('scriptMix: the ASCII fast path counts exactly what the letter-run regex counts', () => {
+  // The definition: every run of letters of one class, counted in code points.
+  function reference(text: string): { arabic: number; latin: number; other: number } {
+    const runs = /([[\p{sc=Arabic}&&\p{L}]]+)|([[\p{sc=Latin}&&\p{L}]]+)|([\p{L}--\p{sc=Arabic}--\p{sc=Latin}]+)/gv;
+    const counts = { arabic: 0, latin: 0, other: 0 };
+    for (const match of text.matchAll(runs)) {
+      const length = [...match[0]].length;
+      if (match[1] !== undefined) counts.arabic += length;
+      else if (match[2] !== undefined) counts.latin += length;
+      else counts.other += length;
+    }
+    const total = counts.arabic + counts.latin + counts.other;
+    return total === 0 ? counts : { arabic: counts.arabic / total, latin: counts.latin / total, other: counts.other / total };
+  }
+
+  it('on mixed English, Arabic (diacritics, tatweel, alef variants), other scripts, marks and punctuation', () => {
+    const pieces = ['a', 'Z', ' ', '1', 'é', 'ß', 'İ', 'م', 'أ', 'إ', 'آ', 'ـ', 'َ', '،', '؟', '—', '’', 'א', 'ж', '中', '𞸀', '𝐀', '\u200d', '.', 'ﷺ', '\ud800'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        const mix = scriptMix(text);
+        const expected = reference(text);
+        expect(mix.arabic).toBeCloseTo(expected.arabic, 12);
+        expect(mix.latin).toBeCloseTo(expected.latin, 12);
+        expect(mix.other).toBeCloseTo(expected.other, 12);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

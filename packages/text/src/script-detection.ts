@@ -25,9 +25,23 @@ interface LetterCounts {
 
 function countLetters(text: string): LetterCounts {
   const counts: LetterCounts = { arabic: 0, latin: 0, rightToLeftOther: 0, other: 0 };
-  LETTER_RUNS.lastIndex = 0;
-  let match: RegExpExecArray | null;
-  while ((match = LETTER_RUNS.exec(text)) !== null) {
+  // ASCII is counted by hand (A–Z, a–z are Latin letters, nothing else in ASCII is a letter); the
+  // regex starts only at a non-ASCII character, and a run it finds ends before the next ASCII one
+  // unless it is a Latin run (which may mix ASCII and accented letters: counted whole either way).
+  let index = 0;
+  const length = text.length;
+  const regex = LETTER_RUNS;
+  while (index < length) {
+    const code = text.charCodeAt(index);
+    if (code < 0x80) {
+      if ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a) counts.latin += 1;
+      index += 1;
+      continue;
+    }
+    regex.lastIndex = index;
+    const match = regex.exec(text);
+    if (match === null) break;
+    index = match.index + match[0].length;
     // Letters are counted in code points: Arabic mathematical letters (U+1EE00…) and Latin
     // Extended-F/G letters live outside the BMP.
     if (match[1] !== undefined) counts.arabic += countCodePoints(match[1]);
