@@ -87,3 +87,15 @@ describe('splitSentences on runs of terminators (issue 15, defect 6)', () => {
     expect(splitSentences(text).map((sentence) => sentence.text)).toEqual([`${'.'.repeat(300_000)}x and more.`, 'Next sentence.']);
   });
 });
+
+describe('splitSentences: the word before a dot, read backwards (no anchored regex over a window)', () => {
+  it('keeps initials outside the BMP, Arabic abbreviations and the 32-unit window as before', () => {
+    const texts = (text: string) => splitSentences(text).map((sentence) => sentence.text);
+    expect(texts('Ask 𝐀. Smith about it. He knows.')).toEqual(['Ask 𝐀. Smith about it.', 'He knows.']);
+    expect(texts(`${'x'.repeat(40)}.e.g. Then more. Done.`)).toEqual([`${'x'.repeat(40)}.e.g.`, 'Then more.', 'Done.']);
+    expect(texts('وقال د. أحمد إن النتائج جيدة. ثم غادر.')).toEqual(['وقال د. أحمد إن النتائج جيدة.', 'ثم غادر.']);
+    expect(texts('See fig. 3 for details. Next one.')).toEqual(['See fig. 3 for details.', 'Next one.']);
+    // A lone surrogate before the dot is no letter: the sentence ends there.
+    expect(texts('Ends with \ud835. Next.')).toEqual(['Ends with \ud835.', 'Next.']);
+  });
+});

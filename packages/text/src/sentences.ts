@@ -23,7 +23,6 @@ const ABBREVIATIONS = new Set([
   'p', 'ed', 'eds', 'al', 'approx', 'dept', 'inc', 'ltd', 'co', 'corp', 'jan', 'feb', 'mar', 'apr', 'jun',
   'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec', 'eq', 'eqs', 'ref', 'refs', 'sec', 'ch', 'cf', 'resp', 'ca',
 ]);
-const WORD_BEFORE = /[\p{L}\p{M}\p{N}.]+$/u;
 const SINGLE_LETTER_INITIALS = /^(?:\p{L}\p{M}*\.)*\p{L}\p{M}*$/u;
 const LOWERCASE_START = /^\s+[\p{Ll}\p{N}]/u;
 const WHITESPACE = /\s/u;
@@ -31,10 +30,38 @@ const ELLIPSIS = /^[.…]+$/u;
 const LIST_NUMBER = /^\p{Nd}{1,3}$/u;
 const LINE_START_BEFORE = /(?:^|[\n\r\u2028\u2029])[^\S\n\r]*$/u;
 
+const WORD_CHARACTER = /^[\p{L}\p{M}\p{N}.]$/u;
+
+/**
+ * The run of letters, marks, digits and dots that ends at `end`, within the 32 UTF-16 units before
+ * it (what `/[\p{L}\p{M}\p{N}.]+$/u` finds in that window), found by stepping back one character at a time:
+ * the anchored regex tried every start in the window.
+ */
+function wordBefore(text: string, end: number): string {
+  const windowStart = Math.max(0, end - 32);
+  let start = end;
+  while (start > windowStart) {
+    const code = text.charCodeAt(start - 1);
+    if (code < 0x80) {
+      if ((code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a) || code === 0x2e) {
+        start -= 1;
+        continue;
+      }
+      break;
+    }
+    // A surrogate pair counts as one character when both halves are inside the window.
+    const pair = (code & 0xfc00) === 0xdc00 && start - 2 >= windowStart && (text.charCodeAt(start - 2) & 0xfc00) === 0xd800;
+    const width = pair ? 2 : 1;
+    if (!WORD_CHARACTER.test(text.slice(start - width, start))) break;
+    start -= width;
+  }
+  return text.slice(start, end);
+}
+
 function isAbbreviationDot(text: string, dotIndex: number): boolean {
-  const before = WORD_BEFORE.exec(text.slice(Math.max(0, dotIndex - 32), dotIndex));
-  if (before !== null) {
-    const word = before[0].toLowerCase();
+  const before = wordBefore(text, dotIndex);
+  if (before !== '') {
+    const word = before.toLowerCase();
     if (ABBREVIATIONS.has(word)) return true;
     // Initials and dotted abbreviations: "J. Smith", "e.g.", "i.e.", "U.S.", Arabic "د." (Dr).
     if (SINGLE_LETTER_INITIALS.test(word)) return true;
