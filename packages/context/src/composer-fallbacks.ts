@@ -10,20 +10,25 @@ import type { ContextComposer, ContextStats, LengthCounter } from '@zerda/types'
  * the template's marks — the spec's `{ total_length }` fallback, in the `ContextStats` shape).
  * A complete composer is returned as it is.
  */
-export function withComposerFallbacks(composer: ContextComposer, template: string, separator: string): ContextComposer {
-  if (typeof composer.truncate === 'function' && typeof composer.getStats === 'function') return composer;
+export function withComposerFallbacks(composer: ContextComposer, template: string, separator: string): CompleteComposer {
+  const truncate = composer.truncate;
+  const getStats = composer.getStats;
+  if (typeof truncate === 'function' && typeof getStats === 'function') return composer as CompleteComposer;
   return {
     compose: (chunks, options) => composer.compose(chunks, options),
     truncate:
-      typeof composer.truncate === 'function'
-        ? (text, budget, counter) => composer.truncate(text, budget, counter)
+      typeof truncate === 'function'
+        ? (text, budget, counter) => truncate.call(composer, text, budget, counter)
         : (text, budget, counter) => truncateAtWordBoundary(text, budget, counter),
     getStats:
-      typeof composer.getStats === 'function'
-        ? (context, options) => composer.getStats(context, options)
+      typeof getStats === 'function'
+        ? (context, options) => getStats.call(composer, context, options)
         : (context, options = {}) => fallbackStats(context, options.counter, options.budget, template, separator),
   };
 }
+
+/** A composer with every part of the contract (what {@link withComposerFallbacks} returns). */
+export type CompleteComposer = Required<ContextComposer>;
 
 function fallbackStats(context: string, counter: LengthCounter | undefined, budget: number | undefined, template: string, separator: string): ContextStats {
   const measure = counter ?? charCounter;
@@ -38,7 +43,7 @@ function fallbackStats(context: string, counter: LengthCounter | undefined, budg
  * truncation returns something longer than the budget (or not a string), the shared
  * word-boundary truncation is used instead, so every budget the engine states holds.
  */
-export function truncateWithinBudget(composer: ContextComposer, text: string, budget: number, counter: LengthCounter): string {
+export function truncateWithinBudget(composer: CompleteComposer, text: string, budget: number, counter: LengthCounter): string {
   const cut: unknown = composer.truncate(text, budget, counter);
   if (typeof cut === 'string' && counter(cut) <= budget) return cut;
   return truncateAtWordBoundary(text, budget, counter);

@@ -26,6 +26,7 @@ import {
   type Chunker,
   type ComposeResult,
   type ContextComposer,
+  type ContextStats,
   type ContextEngineConfig,
   type ContextGuard as ContextGuardContract,
   type ContextResult,
@@ -94,7 +95,7 @@ import {
   type SaveOptions,
   type SavedSnapshot,
 } from './snapshot.js';
-import { truncateWithinBudget, withComposerFallbacks } from './composer-fallbacks.js';
+import { truncateWithinBudget, withComposerFallbacks, type CompleteComposer } from './composer-fallbacks.js';
 import { Conversation, ConversationRegistry, checkConversationId, type ConversationHost } from './conversations.js';
 import { composeWithinBudget } from './within-budget.js';
 
@@ -121,7 +122,7 @@ export class ContextEngine implements ConversationHost {
   protected chunkFilter: ChunkFilterContract;
   protected ranker: ChunkRanker;
   protected readonly reranker: Reranker | undefined;
-  protected composer: ContextComposer;
+  protected composer: CompleteComposer;
   protected readonly guard: ContextGuardContract;
   protected readonly budgetAllocator: BudgetAllocator | undefined;
   protected readonly counter: LengthCounter;
@@ -832,7 +833,7 @@ export class ContextEngine implements ConversationHost {
    * Statistics of a context string (length in the counter's unit and in characters, language mix …),
    * from the composer's `getStats`, or measured from the context alone when the composer has none.
    */
-  getContextStats(context: unknown): ReturnType<ContextComposer['getStats']> {
+  getContextStats(context: unknown): ContextStats {
     return this.composer.getStats(requireString(context, 'context'), { counter: this.counter });
   }
 

@@ -16,6 +16,7 @@ import {
   type UsedChunk,
   invalidArgument,
 } from '@zerda/types';
+import type { CompleteComposer } from './composer-fallbacks.js';
 import { ContextEngine } from './engine.js';
 import { ENGINE_OPTION_KEYS, assertOptionsShape, type ContextEngineOptions } from './options.js';
 
@@ -33,7 +34,7 @@ export interface ContextManagerOptions extends Omit<ContextEngineOptions, 'confi
  * separator in rank order and the strategy compresses the joined text to the budget, as the legacy
  * pipeline did. Truncation and statistics stay those of the wrapped modern composer.
  */
-export function asLegacyCompressionComposer(strategy: LegacyCompressionStrategy, base: ContextComposer, separator: string): ContextComposer {
+export function asLegacyCompressionComposer(strategy: LegacyCompressionStrategy, base: CompleteComposer, separator: string): CompleteComposer {
   return {
     async compose(chunks: ScoredChunk[], options: ComposeOptions): Promise<ComposeResult> {
       const counter = options.counter ?? charCounter;

@@ -187,12 +187,16 @@ export interface ContextStats {
   budgetUtilization?: number;
 }
 
-/** Builds the context text from ranked chunks within a budget. */
+/**
+ * Builds the context text from ranked chunks within a budget. Only `compose` is required: for a
+ * composer without `truncate` or `getStats`, `ContextEngine` uses the shared word-boundary
+ * truncation and statistics measured from the context alone (the spec's fallbacks).
+ */
 export interface ContextComposer {
   compose(chunks: ScoredChunk[], options: ComposeOptions): MaybePromise<ComposeResult>;
   /** Cuts `text` to at most `budget` (counter units) at a word boundary. */
-  truncate(text: string, budget: number, counter?: LengthCounter): string;
-  getStats(context: string, options?: { counter?: LengthCounter; budget?: number }): ContextStats;
+  truncate?(text: string, budget: number, counter?: LengthCounter): string;
+  getStats?(context: string, options?: { counter?: LengthCounter; budget?: number }): ContextStats;
 }
 
 export interface GuardInput {
