@@ -1,4 +1,4 @@
-import { normalizeText, tokenize, type Token } from '@zerda/text';
+import { BoundedCache, normalizeText, tokenize, type Token } from '@zerda/text';
 import type { AnswerType } from '@zerda/types';
 
 /**
@@ -55,10 +55,8 @@ addWords(DEFINITION_WORD, `
   هو هي يعرف تعرف يعد تعد يطلق عبارة يسمى تسمى`);
 addWords(NAME_CONNECTOR, 'of the de da di von van al el bin ibn la le');
 
-/** Normalised token texts, memoised (cue words repeat across sentences); cleared when it grows large. */
-const normalized = new Map<string, string>();
-const MAX_MEMO = 50_000;
-
+/** Normalised token texts, memoised (cue words repeat across sentences), bounded in entries and characters. */
+const normalized = new BoundedCache<string, string>(50_000, { maxWeight: 2_000_000, maxEntryWeight: 256 });
 function isAscii(text: string): boolean {
   for (let index = 0; index < text.length; index++) if (text.charCodeAt(index) > 0x7f) return false;
   return true;
@@ -69,7 +67,6 @@ export function normalizedWord(text: string): string {
   if (isAscii(text)) return text.toLowerCase();
   let word = normalized.get(text);
   if (word === undefined) {
-    if (normalized.size >= MAX_MEMO) normalized.clear();
     word = normalizeText(text);
     normalized.set(text, word);
   }

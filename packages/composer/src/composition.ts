@@ -59,7 +59,7 @@ export class Composition {
     if (this.setup.counter === charCounter) return this.measure(text);
     let memo = PIECE_LENGTHS.get(this.setup.counter);
     if (!memo) {
-      memo = new BoundedCache<string, number>(PIECE_MEMO_SIZE);
+      memo = new BoundedCache<string, number>(PIECE_MEMO_SIZE, { maxWeight: 2_000_000, maxEntryWeight: 4_096 });
       PIECE_LENGTHS.set(this.setup.counter, memo);
     }
     let length = memo.get(text);

@@ -141,7 +141,10 @@ export class ChunkAnalysisCache {
     readonly analyzer: Analyzer,
     capacity = 1024,
   ) {
-    this.#entries = new BoundedCache(capacity);
+    // Bounded in characters of chunk text too (an analysis keeps a few bytes per character): 1,024
+    // analyses of megabyte chunks would otherwise hold gigabytes. A chunk over 200,000 characters is
+    // analysed afresh each time (linear) instead of flushing the cache.
+    this.#entries = new BoundedCache(capacity, { maxWeight: 2_000_000, maxEntryWeight: 200_000 });
   }
 
   get(text: string): ChunkAnalysis {
@@ -151,6 +154,15 @@ export class ChunkAnalysisCache {
       this.#entries.set(text, analysis);
     }
     return analysis;
+  }
+
+  /** Analyses kept, and the characters of chunk text they were made from (at most 2,000,000). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  get characters(): number {
+    return this.#entries.weight;
   }
 }
 

@@ -171,7 +171,8 @@ export class ChunkFilter implements ChunkFilterStrategy {
   readonly config: FilterConfig;
   private readonly hasher: MinHasher;
   private readonly layout: { bands: number; rows: number };
-  private readonly cache = new BoundedCache<string, TextFeatures>(FEATURE_CACHE_SIZE);
+  // Bounded in characters of the texts it keeps alive too, not only in entries.
+  private readonly cache = new BoundedCache<string, TextFeatures>(FEATURE_CACHE_SIZE, { maxWeight: 16_000_000, maxEntryWeight: 1_000_000 });
 
   constructor(config?: FilterConfigInput) {
     this.config = resolveConfigSection('filter', config);

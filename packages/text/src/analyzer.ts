@@ -114,7 +114,8 @@ export class Analyzer {
    * with an analyzer of the same fingerprint (see `ScoredChunk.termMatches`).
    */
   readonly fingerprint: string;
-  private readonly cache = new BoundedCache<string, TermsOfToken>(100_000);
+  // Bounded in characters too: a token can be a megabyte of letters and marks (computed each time, not kept).
+  private readonly cache = new BoundedCache<string, TermsOfToken>(100_000, { maxWeight: 4_000_000, maxEntryWeight: 256 });
   private readonly arabicStopwords: ReadonlySet<string>;
 
   constructor(options?: AnalyzerOptions) {

@@ -64,6 +64,33 @@ describe('BoundedCache', () => {
     expect(large / small).toBeLessThan(15);
   });
 
+  it('keeps at most maxWeight of weight (a string key weighs its length) and never stores an entry heavier than maxEntryWeight', () => {
+    const cache = new BoundedCache<string, number>(1_000, { maxWeight: 10_000, maxEntryWeight: 2_000 });
+    for (let index = 0; index < 500; index++) {
+      // Texts of 100 to 2,099 characters, English and Arabic.
+      cache.set(`${index % 2 === 0 ? 'x' : 'ك'}`.repeat(100 + ((index * 37) % 2_000)) + index, index);
+      expect(cache.weight).toBeLessThanOrEqual(10_000);
+      expect(cache.size).toBeLessThanOrEqual(1_000);
+    }
+    const heavy = 'y'.repeat(2_001);
+    cache.set(heavy, 1);
+    expect(cache.get(heavy)).toBeUndefined();
+    // Replacing an entry replaces its weight.
+    const small = new BoundedCache<string, string>(10, { weigh: (_key, value) => value.length, maxWeight: 100 });
+    small.set('k', 'a'.repeat(30));
+    small.set('k', 'b'.repeat(10));
+    expect(small.weight).toBe(10);
+    expect(small.get('k')).toBe('b'.repeat(10));
+  });
+
+  it('rejects bad weight options, naming them', () => {
+    expect(() => new BoundedCache(10, { maxWeight: 0 })).toThrow(/options\.maxWeight/);
+    expect(() => new BoundedCache(10, { maxWeight: Number.NaN })).toThrow(/options\.maxWeight/);
+    expect(() => new BoundedCache(10, { maxEntryWeight: -1 })).toThrow(/options\.maxEntryWeight/);
+    expect(() => new BoundedCache(10, { weigh: 5 as never })).toThrow(/options\.weigh/);
+    expect(() => new BoundedCache(10, null as never)).toThrow(/options/);
+  });
+
   it('rejects a capacity that is not a positive integer, naming it', () => {
     for (const capacity of [0, -1, 1.5, Number.NaN, '3']) expect(() => new BoundedCache(capacity as never)).toThrow(ZerdaError);
     expect(() => new BoundedCache(0)).toThrow(/capacity/);

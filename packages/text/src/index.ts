@@ -16,4 +16,4 @@ export { truncateAtWordBoundary } from './truncation.js';
 export { charCounter, wordCounter } from './counters.js';
 export { fnv1a } from './hash.js';
 export { nodeRequire } from './node-require.js';
-export { BoundedCache } from './bounded-cache.js';
+export { BoundedCache, type BoundedCacheOptions } from './bounded-cache.js';
