@@ -1,4 +1,4 @@
-import { normalizeText } from '@zerda/text';
+import { BoundedCache, normalizeText } from '@zerda/text';
 import { invalidArgument } from '@zerda/types';
 
 /**
@@ -54,6 +54,18 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
   ...ARABIC_SOURCES.map((source) => new RegExp(`${START}${source}${END}`, 'gu')),
 ];
 
+/**
+ * The patterns by what any match of them must contain: an English phrasing a Latin letter, a chat
+ * marker `<` or `[`, an Arabic phrasing an Arabic letter (normalised text has only ا–ي there). A
+ * group whose witness is absent from the text cannot match and is not run: an Arabic context skips
+ * the English patterns and the other way round — the same spans, a fraction of the passes.
+ */
+const PATTERN_GROUPS: ReadonlyArray<{ witness: RegExp; patterns: readonly RegExp[] }> = [
+  { witness: /[a-z]/, patterns: INJECTION_PATTERNS.slice(0, ENGLISH_SOURCES.length) },
+  { witness: /[<[]/, patterns: INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length, ENGLISH_SOURCES.length + CHAT_MARKERS.length) },
+  { witness: /[\u0621-\u064A]/, patterns: INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length + CHAT_MARKERS.length) },
+];
+
 /** Normalised text plus where each of its UTF-16 units came from in the original text. */
 export interface NormalizedWithOffsets {
   text: string;
@@ -67,6 +79,8 @@ const INVISIBLE = /^\p{Cf}$/u;
 const WHITESPACE = /^\s$/u;
 /** What one non-ASCII character becomes: dropped (invisible), whitespace, or its normalised text. */
 type CharacterClass = { kind: 'invisible' } | { kind: 'space' } | { kind: 'text'; text: string };
+/** The class of every non-ASCII character (by code point) seen so far: shared by all calls, bounded. */
+const CHARACTER_CLASSES = new BoundedCache<number, CharacterClass>(8192);
 const ASCII_SPACE = new Uint8Array(128);
 for (const code of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[code] = 1;
 
@@ -170,8 +184,17 @@ class OffsetMap {
  * ASCII runs are copied (lower-cased) as they are, every other distinct character is classified once.
  */
 export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
-  const memo = new Map<number, CharacterClass>();
+  const memo = CHARACTER_CLASSES;
   const pieces: string[] = [];
+  // A run of non-ASCII characters that each normalise to themselves (most Arabic letters) is
+  // copied as one slice when it ends, instead of one piece per character.
+  let identityStart = -1;
+  let identityEnd = -1;
+  const flushIdentity = (): void => {
+    if (identityStart < 0) return;
+    pieces.push(text.slice(identityStart, identityEnd));
+    identityStart = -1;
+  };
   const map = new OffsetMap();
   let previousSpace = true;
   let offset = 0;
@@ -189,6 +212,7 @@ export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
     const start = offset;
     const code = text.charCodeAt(offset);
     if (code < 128) {
+      flushIdentity();
       offset++;
       if (ASCII_SPACE[code] === 1) {
         space(start, offset, code === 32);
@@ -216,16 +240,30 @@ export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
     }
     if (kind.kind === 'invisible') continue;
     if (kind.kind === 'space') {
+      flushIdentity();
       space(start, offset, false);
       continue;
     }
     const normalized = kind.text;
     if (normalized.length === 0) continue;
+    if (offset - start === 1 && normalized.length === 1 && normalized.charCodeAt(0) === code) {
+      // Itself: extend the identity run (an invisible character in between, dropped, splits it).
+      if (identityStart < 0 || identityEnd !== start) {
+        flushIdentity();
+        identityStart = start;
+      }
+      identityEnd = offset;
+      map.addCopy(start, 1);
+      previousSpace = false;
+      continue;
+    }
+    flushIdentity();
     pieces.push(normalized);
     if (normalized.length === offset - start && normalized.length === 1) map.addCopy(start, 1);
     else map.addBlock(start, offset, normalized.length);
     previousSpace = false;
   }
+  flushIdentity();
   return { text: pieces.join(''), originalStart: (j) => map.originalStart(j), originalEnd: (j) => map.originalEnd(j) };
 }
 
@@ -234,12 +272,15 @@ export function findInjections(text: string): Array<{ start: number; end: number
   if (typeof text !== 'string') throw invalidArgument('text', 'a string', text);
   const normalized = normalizeWithOffsets(text);
   const spans: Array<{ start: number; end: number }> = [];
-  for (const pattern of INJECTION_PATTERNS) {
-    for (const match of normalized.text.matchAll(pattern)) {
-      if (match[0].length === 0) continue;
-      const first = match.index;
-      const last = first + match[0].length - 1;
-      spans.push({ start: normalized.originalStart(first), end: normalized.originalEnd(last) });
+  for (const { witness, patterns } of PATTERN_GROUPS) {
+    if (!witness.test(normalized.text)) continue;
+    for (const pattern of patterns) {
+      for (const match of normalized.text.matchAll(pattern)) {
+        if (match[0].length === 0) continue;
+        const first = match.index;
+        const last = first + match[0].length - 1;
+        spans.push({ start: normalized.originalStart(first), end: normalized.originalEnd(last) });
+      }
     }
   }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
