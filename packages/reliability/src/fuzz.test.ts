@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ALL_TARGETS, warmUp } from './fuzz/targets/index.js';
-import { DEFECT_OUTCOMES, fuzz } from './fuzz/runner.js';
+import { DEFECT_OUTCOMES, YIELD_EVERY, fuzz } from './fuzz/runner.js';
+import { target } from './fuzz/target.js';
 import { formatReport } from './fuzz/report.js';
 
 /** CI's seed; set ZERDA_FUZZ_SEED to explore others (every finding prints how to replay it). */
@@ -24,4 +25,21 @@ describe('fuzz: every public entry point of every package (issue 15)', () => {
     expect(report.outcomes['caller-error']).toBeGreaterThan(0);
     expect(Object.keys(report.rejectedByCode)).toEqual(expect.arrayContaining(['ZERDA_INVALID_ARGUMENT', 'ZERDA_INVALID_FILTER', 'ZERDA_INVALID_CONFIG']));
   }, 300_000);
+});
+
+describe('fuzz runner: yields to the event loop (issue 15: a million cases grew to 13 GB resident)', () => {
+  it('lets callbacks queued for a later turn run during a long run (native finalizers run there)', async () => {
+    let ran = 0;
+    let seenByLastCase = 0;
+    const probe = target('probe.later-turn', async () => {
+      seenByLastCase = ran;
+      setImmediate(() => {
+        ran += 1;
+      });
+    });
+    const report = await fuzz([probe], { cases: 1_000, seed: 1 });
+    expect(report.casesRun).toBe(1_000);
+    // Every case but those after the last yield saw the turns before it: with no yield, none would.
+    expect(seenByLastCase).toBeGreaterThanOrEqual(1_000 - YIELD_EVERY);
+  });
 });
