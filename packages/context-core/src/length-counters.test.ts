@@ -156,3 +156,28 @@ describe('counter load()', () => {
     expect(wordCounter.load).toBeUndefined();
   });
 });
+
+describe('token counting stays as fast in a long-lived process (issue 15: gpt-tokenizer merge cache)', { timeout: 120_000 }, () => {
+  it('counting new words after the encoder has seen 2 MB of distinct words costs about what it cost at first', () => {
+    const counter = tokenCounter('cl100k_base');
+    let next = 0;
+    // Distinct words never seen before (English-like and Arabic), as a server counting many users' documents meets them.
+    const freshWords = (count: number): string => {
+      const parts: string[] = [];
+      for (let index = 0; index < count; index++, next++) parts.push(next % 3 === 0 ? `كلمة${next.toString(36)}` : `w${((next * 2_654_435_761) % 4_294_967_291).toString(36)}`);
+      return parts.join(' ');
+    };
+    const timed = (text: string): number => {
+      const started = performance.now();
+      counter(text);
+      return performance.now() - started;
+    };
+    counter('warm up the rank table');
+    const first = Math.min(timed(freshWords(20_000)), timed(freshWords(20_000)));
+    counter(freshWords(300_000));
+    const later = Math.min(timed(freshWords(20_000)), timed(freshWords(20_000)));
+    // With gpt-tokenizer's default 100,000-entry cache, every miss of a full cache walks the deleted
+    // entries at the front of its Map: this ratio was about 7.
+    expect(later / first).toBeLessThan(3);
+  });
+});
