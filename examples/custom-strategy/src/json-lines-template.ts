@@ -17,9 +17,12 @@ export const jsonLinesTemplate: ContextTemplate = function jsonLines(passages) {
  * applied by wrapping the composer; fitting, truncation and statistics stay the wrapped composer's.
  */
 export function withTemplate(composer: ContextComposer, template: ContextTemplate): ContextComposer {
-  return {
+  const wrapped: ContextComposer = {
     compose: (chunks: ScoredChunk[], options: ComposeOptions): ComposeResult | Promise<ComposeResult> => composer.compose(chunks, { ...options, template }),
-    truncate: (text: string, budget: number, counter?: LengthCounter) => composer.truncate(text, budget, counter),
-    getStats: (context, options) => composer.getStats(context, options),
   };
+  // Truncation and statistics are optional parts of a composer: passed on when the wrapped one has them.
+  const { truncate, getStats } = composer;
+  if (truncate) wrapped.truncate = (text: string, budget: number, counter?: LengthCounter) => truncate.call(composer, text, budget, counter);
+  if (getStats) wrapped.getStats = (context, options) => getStats.call(composer, context, options);
+  return wrapped;
 }
