@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Analyzer } from '@zerda/text';
 import { ZerdaError } from '@zerda/types';
-import { QueryAnalyzer } from './query-analyzer.js';
+import { QueryAnalyzer, queryLengthProblem } from './query-analyzer.js';
 import { COMPARISON_CUES, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, findCue, type Cue } from './cues.js';
 
 const analyzer = new QueryAnalyzer();
@@ -229,6 +229,11 @@ describe('QueryAnalyzer: bad input', () => {
     // — the analysis would otherwise read 18 times what the limit promises (issue 15, defect 6).
     expect(() => analyzer.analyze('ﷺ'.repeat(2_000))).toThrow('effectiveQuery must be at most 32768 characters (config.analyzer.maxQueryLength), before and after NFKC normalisation, got a string that normalises (NFKC) to 36000 characters');
     expect(analyzer.analyze('ﷺ'.repeat(1_820)).keywords.length).toBeGreaterThan(0);
+    // The exported check names what it was given when that is not a query and a limit.
+    expect(queryLengthProblem('ﷺ'.repeat(10), 100)).toBe('a string that normalises (NFKC) to 180 characters');
+    expect(queryLengthProblem('short', 100)).toBeUndefined();
+    expect(() => queryLengthProblem(5 as never, 100)).toThrow(/query/);
+    for (const limit of [0, -1, 1.5, Number.NaN, '100']) expect(() => queryLengthProblem('q', limit as never)).toThrow(/maxLength/);
     expect(analyzer.analyze(`ما هي المدينة؟ ${'ﷺ '.repeat(100)}`).language).toBe('ar');
     // Code points, not UTF-16 units: 32,768 emoji (65,536 units) are accepted.
     expect(analyzer.analyze('😀'.repeat(32_768)).query).toHaveLength(65_536);

@@ -70,6 +70,8 @@ export function checkQueryLength(query: string, field: string, maxLength: number
 
 /** What is wrong with `query`'s length for {@link checkQueryLength} (as its error's `received`), or undefined when it is within `maxLength`. */
 export function queryLengthProblem(query: string, maxLength: number): string | undefined {
+  assertString(query, 'query');
+  if (typeof maxLength !== 'number' || !Number.isInteger(maxLength) || maxLength < 1) throw invalidArgument('maxLength', 'a positive integer (config.analyzer.maxQueryLength)', maxLength);
   // Most queries are far below the limit in UTF-16 units already; count code points only near it.
   if (query.length > maxLength) {
     const length = charCounter(query);

@@ -1,7 +1,7 @@
 import type { Language, ScriptMix } from '@zerda/types';
 import { countCodePoints } from './counters.js';
 import { requireString } from './input-validation.js';
-import type { TokenScript } from './tokenizer.js';
+import { ASCII_KIND, type TokenScript } from './tokenizer.js';
 
 // Runs of letters per class; marks are not letters and are not counted. RTL_OTHER collects the
 // right-to-left scripts besides Arabic (Hebrew, Syriac, Thaana, N'Ko, …) for isRightToLeft.
@@ -34,7 +34,7 @@ function countLetters(text: string): LetterCounts {
   while (index < length) {
     const code = text.charCodeAt(index);
     if (code < 0x80) {
-      if ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a) counts.latin += 1;
+      if (ASCII_KIND[code] === 1) counts.latin += 1;
       index += 1;
       continue;
     }

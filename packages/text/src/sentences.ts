@@ -1,4 +1,5 @@
 import { requireString } from './input-validation.js';
+import { ASCII_KIND } from './tokenizer.js';
 
 /** A sentence of the input: `input.slice(start, end) === text`, without surrounding whitespace. */
 export interface Sentence {
@@ -43,7 +44,7 @@ function wordBefore(text: string, end: number): string {
   while (start > windowStart) {
     const code = text.charCodeAt(start - 1);
     if (code < 0x80) {
-      if ((code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a) || code === 0x2e) {
+      if (ASCII_KIND[code] !== 0 || code === 0x2e) {
         start -= 1;
         continue;
       }

@@ -48,8 +48,8 @@ export function scriptOfMatch(match: RegExpExecArray): TokenScript {
   return match[1] !== undefined ? 'arabic' : match[2] !== undefined ? 'latin' : match[3] !== undefined ? 'digit' : 'other';
 }
 
-/** Per ASCII code unit: 0 never part of a token, 1 Latin letter, 2 digit. */
-const ASCII_KIND = new Uint8Array(128);
+/** Internal: per ASCII code unit, 0 never part of a token, 1 Latin letter, 2 digit (the one ASCII table of the package). */
+export const ASCII_KIND = new Uint8Array(128);
 for (let code = 0x41; code <= 0x5a; code++) ASCII_KIND[code] = ASCII_KIND[code + 0x20] = 1;
 for (let code = 0x30; code <= 0x39; code++) ASCII_KIND[code] = 2;
 
