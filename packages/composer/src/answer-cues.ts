@@ -1,4 +1,4 @@
-import { BoundedCache, normalizeText, tokenize, type Token } from '@zerda/text';
+import { BoundedCache, normalizeText, tokenize, type TokenScript } from '@zerda/text';
 import type { AnswerType } from '@zerda/types';
 
 /**
@@ -73,11 +73,11 @@ export function normalizedWord(text: string): string {
   return word;
 }
 
-function isCapitalized(token: Token): boolean {
-  if (token.script !== 'latin') return false;
-  const code = token.text.charCodeAt(0);
+function isCapitalized(word: string, script: TokenScript): boolean {
+  if (script !== 'latin') return false;
+  const code = word.charCodeAt(0);
   if (code < 0x80) return code >= 0x41 && code <= 0x5a;
-  const first = token.text[0]!;
+  const first = word[0]!;
   return first !== first.toLowerCase() && first === first.toUpperCase();
 }
 
@@ -87,47 +87,84 @@ function isYear(text: string): boolean {
   return value >= 1000 && value <= 2099;
 }
 
-/** Reads the answer cues of one sentence (or any text) in a single pass over its tokens. */
-export function answerCues(text: string): AnswerCues {
-  const tokens = tokenize(text);
-  return cuesOfTokens(tokens, tokens.map((token) => normalizedWord(token.text)), 0, tokens.length);
-}
+// One bit per answer type in a cue mask.
+const TIME = 1;
+const QUANTITY = 2;
+const PERSON = 4;
+const PLACE = 8;
+const REASON = 16;
+const DEFINITION = 32;
+
+/** Every set of cues, by mask: frozen and shared (a chunk analysis keeps one reference per sentence, not an object). */
+const CUE_SETS: readonly AnswerCues[] = Array.from({ length: 64 }, (_, mask) =>
+  Object.freeze({
+    time: (mask & TIME) !== 0,
+    quantity: (mask & QUANTITY) !== 0,
+    person: (mask & PERSON) !== 0,
+    place: (mask & PLACE) !== 0,
+    reason: (mask & REASON) !== 0,
+    definition: (mask & DEFINITION) !== 0,
+  }),
+);
 
 /**
- * The answer cues of the sentence made of `tokens[from, to)`, whose normalised texts are
- * `words[from, to)` (`normalizedWord`): lets a caller that tokenised a whole chunk once read every
- * sentence's cues without tokenising again.
+ * Reads the answer cues of one sentence token by token, in a single pass: {@link CueReader.add}
+ * each token of the sentence in order, then {@link CueReader.cues}; {@link CueReader.reset} starts
+ * the next sentence. Lets a caller that walks a whole chunk's tokens once read every sentence's cues.
  */
-export function cuesOfTokens(tokens: readonly Token[], words: readonly string[], from: number, to: number): AnswerCues {
-  const cues: AnswerCues = { time: false, quantity: false, person: false, place: false, reason: false, definition: false };
-  let capitalizedRun = 0;
-  let previous = 0;
-  for (let index = from; index < to; index++) {
-    const token = tokens[index]!;
-    const word = words[index]!;
-    if (token.script === 'digit') {
-      cues.quantity = true;
-      if (isYear(word)) cues.time = true;
+export class CueReader {
+  #mask = 0;
+  #capitalizedRun = 0;
+  #previous = 0;
+  #first = true;
+
+  reset(): void {
+    this.#mask = 0;
+    this.#capitalizedRun = 0;
+    this.#previous = 0;
+    this.#first = true;
+  }
+
+  /** One token of the sentence: its text as in the source, and its script (`tokenize`). */
+  add(text: string, script: TokenScript): void {
+    const word = normalizedWord(text);
+    let mask = this.#mask;
+    if (script === 'digit') {
+      mask |= QUANTITY;
+      if (isYear(word)) mask |= TIME;
     }
     const bits = CUE_WORDS.get(word) ?? 0;
     if (bits !== 0) {
-      if (bits & NUMBER_WORD) cues.quantity = true;
-      if (bits & (MONTH | TIME_WORD)) cues.time = true;
-      if (bits & PERSON_WORD) cues.person = true;
-      if (bits & PLACE_WORD) cues.place = true;
-      if (bits & REASON_WORD) cues.reason = true;
-      if (bits & DEFINITION_WORD || (bits & ARTICLE && previous & DEFINITION_VERB)) cues.definition = true;
+      if (bits & NUMBER_WORD) mask |= QUANTITY;
+      if (bits & (MONTH | TIME_WORD)) mask |= TIME;
+      if (bits & PERSON_WORD) mask |= PERSON;
+      if (bits & PLACE_WORD) mask |= PLACE;
+      if (bits & REASON_WORD) mask |= REASON;
+      if (bits & DEFINITION_WORD || (bits & ARTICLE && this.#previous & DEFINITION_VERB)) mask |= DEFINITION;
     }
     // A capitalised Latin word that does not open the sentence: two in a row (joined by “of”, “de”,
     // “al” …) read as a name; one after a place preposition as a place.
-    if (isCapitalized(token) && index > from) {
-      capitalizedRun += 1;
-      if (capitalizedRun >= 2) cues.person = true;
-      if (previous & PLACE_PREPOSITION) cues.place = true;
-    } else if (!(capitalizedRun > 0 && bits & NAME_CONNECTOR)) {
-      capitalizedRun = 0;
+    if (!this.#first && isCapitalized(text, script)) {
+      this.#capitalizedRun += 1;
+      if (this.#capitalizedRun >= 2) mask |= PERSON;
+      if (this.#previous & PLACE_PREPOSITION) mask |= PLACE;
+    } else if (!(this.#capitalizedRun > 0 && bits & NAME_CONNECTOR)) {
+      this.#capitalizedRun = 0;
     }
-    previous = bits;
+    this.#previous = bits;
+    this.#first = false;
+    this.#mask = mask;
   }
-  return cues;
+
+  /** The cues of the tokens added since the last reset (a shared, frozen object). */
+  cues(): AnswerCues {
+    return CUE_SETS[this.#mask]!;
+  }
+}
+
+/** Reads the answer cues of one sentence (or any text) in a single pass over its tokens. */
+export function answerCues(text: string): AnswerCues {
+  const reader = new CueReader();
+  for (const token of tokenize(text)) reader.add(token.text, token.script);
+  return { ...reader.cues() };
 }

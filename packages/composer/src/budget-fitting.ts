@@ -71,10 +71,10 @@ export function cutToFit(composition: Composition, selected: readonly FittedChun
       high = middle - 1;
     }
   }
-  const contextCounter: LengthCounter = (kept) => {
+  const contextCounter = composition.contextCounter((kept) => {
     const cut = fromTruncation(candidate, kept);
-    return cut ? composition.measure(composition.render(withCut(cut)).context) : Number.POSITIVE_INFINITY;
-  };
+    return cut ? withCut(cut) : undefined;
+  });
   const truncated = truncateAtWordBoundary(text, composition.setup.budget, contextCounter, { ellipsis: ELLIPSIS });
   let byWord = truncated === '' ? undefined : fromTruncation(candidate, truncated);
   if (byWord && !composition.fits(withCut(byWord))) byWord = undefined;
@@ -484,10 +484,7 @@ function fillWithPrefix(
     if (!range.startsWith(prefix) || prefix.length === 0) return undefined;
     return build({ state, start, kept: start + prefix.length, ellipsis: cut ? ELLIPSIS : '' });
   };
-  const contextCounter: LengthCounter = (kept) => {
-    const fitted = withPrefix(kept);
-    return fitted ? composition.measure(composition.render(fitted).context) : Number.POSITIVE_INFINITY;
-  };
+  const contextCounter = composition.contextCounter(withPrefix);
   const kept = truncateAtWordBoundary(range, composition.setup.budget, contextCounter, { ellipsis: ELLIPSIS });
   if (kept === '') return undefined;
   const prefix = kept === range ? kept : kept.slice(0, kept.length - ELLIPSIS.length);
@@ -516,8 +513,23 @@ export function fitValue(fitted: readonly FittedChunk[], valuesOf: ReadonlyMap<C
   return total;
 }
 
-/** Estimated cost of a chunk's frame in the template: header, separator, footer line. */
+/**
+ * Estimated cost of a chunk's frame in the template: header, separator, footer line. Measured once
+ * per frame key of a built-in template within a composition (the default template's frame is the
+ * same for every chunk); a custom template's frame is measured for every chunk.
+ */
 function passageOverhead(composition: Composition, candidate: Candidate): number {
+  const key = composition.setup.template.frameKey?.(candidate.chunk);
+  if (key === undefined) return measureOverhead(composition, candidate);
+  let overhead = composition.frameOverheads.get(key);
+  if (overhead === undefined) {
+    overhead = measureOverhead(composition, candidate);
+    composition.frameOverheads.set(key, overhead);
+  }
+  return overhead;
+}
+
+function measureOverhead(composition: Composition, candidate: Candidate): number {
   const placeholder = 'x';
   const probe = (count: number) =>
     composition.measurePiece(

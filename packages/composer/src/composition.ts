@@ -42,6 +42,8 @@ export interface Rendering {
 export class Composition {
   readonly setup: CompositionSetup;
   readonly #passageTexts = new WeakMap<Candidate, Map<string, string>>();
+  /** Frame costs measured in this composition, by the template's frame key (see `passageOverhead`). */
+  readonly frameOverheads = new Map<string, number>();
 
   constructor(setup: CompositionSetup) {
     this.setup = setup;
@@ -87,6 +89,20 @@ export class Composition {
       throw invalidArgument('options.template', 'a template returning a string', context);
     }
     return { context, passages };
+  }
+
+  /**
+   * A counter for `truncateAtWordBoundary` that measures, for a kept text, the whole context
+   * `fittedOf` builds around it (infinite when it builds none). It reports the unit of the caller's
+   * counter, so that a cut in characters is searched for by interpolation.
+   */
+  contextCounter(fittedOf: (kept: string) => readonly FittedChunk[] | undefined): LengthCounter {
+    const unit = this.setup.counter.unit;
+    const count = (kept: string): number => {
+      const fitted = fittedOf(kept);
+      return fitted ? this.measure(this.render(fitted).context) : Number.POSITIVE_INFINITY;
+    };
+    return unit === undefined ? count : Object.assign(count, { unit });
   }
 
   /** True when the rendered context of `fitted` is within the budget. */

@@ -1,6 +1,6 @@
-import { BoundedCache, splitSentences, tokenize, type Analyzer, type Sentence } from '@zerda/text';
+import { BoundedCache, splitSentences, type Analyzer, type Sentence } from '@zerda/text';
 import type { AnswerType, QueryAnalysis, SentenceReason } from '@zerda/types';
-import { cuesOfTokens, normalizedWord, type AnswerCues } from './answer-cues.js';
+import { CueReader, type AnswerCues } from './answer-cues.js';
 import { SENTENCE_MODEL } from './sentence-model.js';
 
 /** The kinds of answer a sentence cue can match (every answer type but `other`). */
@@ -59,21 +59,38 @@ export function analyzeChunk(text: string, analyzer: Analyzer): ChunkAnalysis {
       pieceIndex.push(number);
     });
   });
-  const tokens = tokenize(text);
-  const words = tokens.map((token) => normalizedWord(token.text));
   const cues: AnswerCues[] = [];
   const terms: string[] = [];
   const termStarts: number[] = [];
-  let next = 0;
-  for (const sentence of sentences) {
-    while (next < tokens.length && tokens[next]!.start < sentence.start) next += 1;
-    const from = next;
-    while (next < tokens.length && tokens[next]!.start < sentence.end) next += 1;
-    cues.push(cuesOfTokens(tokens, words, from, next));
+  const reader = new CueReader();
+  // One pass over the tokens: a token belongs to the unit it starts in (none if it starts between units).
+  let unit = 0;
+  let unitStart = sentences.length > 0 ? sentences[0]!.start : 0;
+  let unitEnd = sentences.length > 0 ? sentences[0]!.end : 0;
+  termStarts.push(0);
+  analyzer.forEachTokenTerms(text, (word, start, _end, script, termsOfWord) => {
+    while (unit < sentences.length && start >= unitEnd) {
+      cues.push(reader.cues());
+      reader.reset();
+      termStarts.push(terms.length);
+      unit += 1;
+      if (unit < sentences.length) {
+        unitStart = sentences[unit]!.start;
+        unitEnd = sentences[unit]!.end;
+      }
+    }
+    if (unit >= sentences.length || start < unitStart) return;
+    reader.add(word, script);
+    if (termsOfWord === null) return;
+    if (typeof termsOfWord === 'string') terms.push(termsOfWord);
+    else for (const term of termsOfWord) terms.push(term);
+  });
+  while (unit < sentences.length) {
+    cues.push(reader.cues());
+    reader.reset();
     termStarts.push(terms.length);
-    for (let index = from; index < next; index++) for (const term of analyzer.termsOfToken(tokens[index]!)) terms.push(term);
+    unit += 1;
   }
-  termStarts.push(terms.length);
   return { sentences, sentenceIndex, pieceIndex, terms, termStarts, cues };
 }
 
@@ -130,24 +147,34 @@ function trimmedPiece(text: string, start: number, end: number): Sentence {
   return { text: text.slice(start, end), start, end };
 }
 
+/** Characters of chunk text whose analyses a composer keeps by default (about 3–4 bytes of analysis per character). */
+export const DEFAULT_ANALYSIS_CACHE_CHARACTERS = 8_000_000;
+/** The most analyses kept, whatever their size. */
+const ANALYSIS_CACHE_ENTRIES = 65_536;
+
 /**
  * Chunk analyses by chunk text, bounded: a corpus's best chunks come back query after query, and
  * their analysis does not depend on the query. One per composer (it depends on the analyzer).
  */
 export class ChunkAnalysisCache {
-  readonly #entries: BoundedCache<string, ChunkAnalysis>;
+  readonly #entries: BoundedCache<string, ChunkAnalysis> | undefined;
 
+  /**
+   * @param maxCharacters the most characters of chunk text whose analyses are kept (an integer ≥ 0, checked by the composer; 0: none). Bounded
+   *   in characters, not only in entries: 1,000 analyses of megabyte chunks would hold gigabytes. A
+   *   chunk over 200,000 characters (or half the bound) is analysed afresh each time (linear)
+   *   instead of flushing the cache.
+   */
   constructor(
     readonly analyzer: Analyzer,
-    capacity = 1024,
+    maxCharacters = DEFAULT_ANALYSIS_CACHE_CHARACTERS,
   ) {
-    // Bounded in characters of chunk text too (an analysis keeps a few bytes per character): 1,024
-    // analyses of megabyte chunks would otherwise hold gigabytes. A chunk over 200,000 characters is
-    // analysed afresh each time (linear) instead of flushing the cache.
-    this.#entries = new BoundedCache(capacity, { maxWeight: 2_000_000, maxEntryWeight: 200_000 });
+    this.#entries =
+      maxCharacters === 0 ? undefined : new BoundedCache(ANALYSIS_CACHE_ENTRIES, { maxWeight: maxCharacters, maxEntryWeight: Math.min(200_000, maxCharacters / 2) });
   }
 
   get(text: string): ChunkAnalysis {
+    if (this.#entries === undefined) return analyzeChunk(text, this.analyzer);
     let analysis = this.#entries.get(text);
     if (!analysis) {
       analysis = analyzeChunk(text, this.analyzer);
@@ -156,13 +183,13 @@ export class ChunkAnalysisCache {
     return analysis;
   }
 
-  /** Analyses kept, and the characters of chunk text they were made from (at most 2,000,000). */
+  /** Analyses kept, and the characters of chunk text they were made from (at most the bound). */
   get size(): number {
-    return this.#entries.size;
+    return this.#entries?.size ?? 0;
   }
 
   get characters(): number {
-    return this.#entries.weight;
+    return this.#entries?.weight ?? 0;
   }
 }
 

@@ -84,7 +84,22 @@ export interface ResolvedTemplate {
   /** Whether passages carry citation numbers the model can refer to. */
   numbered: boolean;
   render(passages: readonly ComposerPassage[], context: BuiltInTemplateContext): string;
+  /**
+   * What of a chunk the frame around its passage (header, separator, footer line) depends on, for a
+   * built-in template: two chunks with the same key cost the same frame in one composition. Absent
+   * for a custom template (anything of the chunk may show in its frame).
+   */
+  frameKey?: (chunk: DocumentChunk) => string;
 }
+
+/** Per built-in template, the chunk fields its frame prints (see {@link ResolvedTemplate.frameKey}). */
+const FRAME_KEYS: Record<TemplateName, (chunk: DocumentChunk) => string> = {
+  default: () => '',
+  numbered: () => '',
+  markdown: (chunk) => chunk.source,
+  xml: (chunk) => `${chunk.source}\u0000${chunk.id}`,
+  citations: (chunk) => `${chunk.source}\u0000${chunk.title ?? ''}`,
+};
 
 /** True when `value` names a built-in template. */
 export function isTemplateName(value: unknown): value is TemplateName {
@@ -104,5 +119,5 @@ export function resolveTemplate(template: TemplateName | ContextTemplate): Resol
     };
   }
   const render = builtInTemplates[template];
-  return { name: template, numbered: template === 'numbered' || template === 'citations', render };
+  return { name: template, numbered: template === 'numbered' || template === 'citations', render, frameKey: FRAME_KEYS[template] };
 }

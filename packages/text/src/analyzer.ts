@@ -93,9 +93,12 @@ function analyzerFingerprint(options: ResolvedAnalyzerOptions): string {
 const NO_TERMS: readonly string[] = Object.freeze([]);
 const TOKEN_SCRIPTS: readonly TokenScript[] = ['arabic', 'latin', 'digit', 'other'];
 
-// What one distinct token text analyses to: no term (stopword, too short, normalised away), one
-// term (the usual case), or several (a compatibility character such as ﷺ or ½ expands to words).
-type TermsOfToken = string | readonly string[] | null;
+/**
+ * What one distinct token text analyses to: no term (`null`: a stopword, too short, normalised
+ * away), one term (a string: the usual case), or several (a compatibility character such as ﷺ or ½
+ * expands to words).
+ */
+export type TermsOfToken = string | readonly string[] | null;
 
 /**
  * Turns text into index/query terms: tokenize the original text (so positions refer to it), then
@@ -168,6 +171,22 @@ export class Analyzer {
     if (!TOKEN_SCRIPTS.includes(token.script)) throw invalidArgument('token.script', `one of ${TOKEN_SCRIPTS.join(', ')}`, token.script);
     const result = this.termsOf(token.text, token.script);
     return result === null ? NO_TERMS : typeof result === 'string' ? [result] : result;
+  }
+
+  /**
+   * Calls `visit(word, start, end, script, terms)` for every token of `text` in order — stopwords
+   * and too-short tokens included, with `terms` null — where `terms` is exactly what
+   * {@link Analyzer.termsOfToken} gives for the token, without allocating: null, one term as a
+   * string, or a shared array of several (do not change it). For callers that read every token of
+   * a text and its terms in one pass (the composer's chunk analysis). Linear in the text.
+   */
+  forEachTokenTerms(text: string, visit: (word: string, start: number, end: number, script: TokenScript, terms: TermsOfToken) => void): void {
+    requireString(text, 'text');
+    if (typeof visit !== 'function') throw invalidArgument('visit', 'a function (word, start, end, script, terms) => void', visit);
+    forEachToken(text, (start, end, script) => {
+      const word = text.slice(start, end);
+      visit(word, start, end, script, this.termsOf(word, script));
+    });
   }
 
   /** The memoised terms of one token. */

@@ -7,7 +7,7 @@ export { stemArabic } from './arabic-stemmer.js';
 export { snowballStemArabic, loadSnowballStemmer } from './arabic-snowball-stemmer.js';
 export { stemEnglish, MAX_STEMMED_LENGTH } from './english-stemmer.js';
 export { ARABIC_STOPWORDS, ENGLISH_STOPWORDS, isStopword } from './stopwords.js';
-export type { AnalyzerOptions, ResolvedAnalyzerOptions, AnalyzedToken, ArabicStemmerName, EnglishStemmerName } from './analyzer.js';
+export type { AnalyzerOptions, ResolvedAnalyzerOptions, AnalyzedToken, TermsOfToken, ArabicStemmerName, EnglishStemmerName } from './analyzer.js';
 export { Analyzer, defaultAnalyzer, resolveAnalyzerOptions, DEFAULT_ANALYZER_OPTIONS } from './analyzer.js';
 export type { Sentence } from './sentences.js';
 export { splitSentences } from './sentences.js';

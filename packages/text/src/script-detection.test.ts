@@ -54,7 +54,7 @@ describe('tokenScript / isArabic / isRightToLeft', () => {
   });
 });
 
-describe('scriptMix: the ASCII fast path counts exactly what the letter-run regex counts', () => {
+describe('scriptMix: the ASCII fast path and the per-character class table count exactly what the letter-run regex counts', () => {
   // The definition: every run of letters of one class, counted in code points.
   function reference(text: string): { arabic: number; latin: number; other: number } {
     const runs = /([[\p{sc=Arabic}&&\p{L}]]+)|([[\p{sc=Latin}&&\p{L}]]+)|([\p{L}--\p{sc=Arabic}--\p{sc=Latin}]+)/gv;
@@ -69,18 +69,43 @@ describe('scriptMix: the ASCII fast path counts exactly what the letter-run rege
     return total === 0 ? counts : { arabic: counts.arabic / total, latin: counts.latin / total, other: counts.other / total };
   }
 
-  it('on mixed English, Arabic (diacritics, tatweel, alef variants), other scripts, marks and punctuation', () => {
+  it('on mixed English, Arabic (diacritics, tatweel, alef variants), other scripts, marks, punctuation and any code point', () => {
     const pieces = ['a', 'Z', ' ', '1', 'é', 'ß', 'İ', 'م', 'أ', 'إ', 'آ', 'ـ', 'َ', '،', '؟', '—', '’', 'א', 'ж', '中', '𞸀', '𝐀', '\u200d', '.', 'ﷺ', '\ud800'];
     fc.assert(
-      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (parts) => {
+      fc.property(
+        fc.array(
+          fc.oneof(
+            { weight: 4, arbitrary: fc.constantFrom(...pieces) },
+            // Any BMP code unit (lone surrogates included) and any code point: every block of the table.
+            { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) },
+            { weight: 1, arbitrary: fc.integer({ min: 0x10000, max: 0x10ffff }).map((code) => String.fromCodePoint(code)) },
+          ),
+          { maxLength: 40 },
+        ),
+        (parts) => {
         const text = parts.join('');
         const mix = scriptMix(text);
         const expected = reference(text);
         expect(mix.arabic).toBeCloseTo(expected.arabic, 12);
         expect(mix.latin).toBeCloseTo(expected.latin, 12);
         expect(mix.other).toBeCloseTo(expected.other, 12);
-      }),
-      { numRuns: 2000 },
+        },
+      ),
+      { numRuns: 5000 },
     );
+  });
+});
+
+describe('scriptMix counts every single code point as the regex classifies it', () => {
+  it('for each BMP code unit and a stride of astral code points', () => {
+    const classes = /^(?:([[\p{sc=Arabic}&&\p{L}]])|([[\p{sc=Latin}&&\p{L}]])|([\p{L}--\p{sc=Arabic}--\p{sc=Latin}]))$/v;
+    for (let code = 0; code <= 0x10ffff; code += code < 0x10000 ? 1 : 61) {
+      const character = String.fromCodePoint(code);
+      const match = classes.exec(character);
+      const expected = match === null ? 'none' : match[1] !== undefined ? 'arabic' : match[2] !== undefined ? 'latin' : 'other';
+      const mix = scriptMix(character);
+      const actual = mix.arabic === 1 ? 'arabic' : mix.latin === 1 ? 'latin' : mix.other === 1 ? 'other' : 'none';
+      if (actual !== expected) expect(`U+${code.toString(16)} ${actual}`).toBe(`U+${code.toString(16)} ${expected}`);
+    }
   });
 });

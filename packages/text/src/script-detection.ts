@@ -1,5 +1,4 @@
 import type { Language, ScriptMix } from '@zerda/types';
-import { countCodePoints } from './counters.js';
 import { requireString } from './input-validation.js';
 import { ASCII_KIND, type TokenScript } from './tokenizer.js';
 
@@ -23,33 +22,69 @@ interface LetterCounts {
   other: number;
 }
 
+// The letter class of every code point, the regex above being the definition: 0 not a letter,
+// 1 Arabic, 2 Latin, 3 another right-to-left script, 4 any other letter. Filled per block of 256
+// BMP code points on first sight (a text touches few blocks), so counting is a table read per
+// character instead of a regex match per run; characters outside the BMP ask the regex.
+const NOT_LETTER = 0;
+const LETTER_CLASS_BLOCKS: Array<Uint8Array | undefined> = new Array(256);
+
+function classOfCodePoint(character: string): number {
+  LETTER_RUNS.lastIndex = 0;
+  const match = LETTER_RUNS.exec(character);
+  if (match === null) return NOT_LETTER;
+  return match[1] !== undefined ? 1 : match[2] !== undefined ? 2 : match[3] !== undefined ? 3 : 4;
+}
+
+function letterClassBlock(block: number): Uint8Array {
+  let table = LETTER_CLASS_BLOCKS[block];
+  if (table === undefined) {
+    table = new Uint8Array(256);
+    for (let offset = 0; offset < 256; offset++) {
+      const code = block * 256 + offset;
+      // Surrogates are never classified alone: a pair is read as one code point below.
+      if (code < 0xd800 || code > 0xdfff) table[offset] = classOfCodePoint(String.fromCharCode(code));
+    }
+    LETTER_CLASS_BLOCKS[block] = table;
+  }
+  return table;
+}
+
 function countLetters(text: string): LetterCounts {
-  const counts: LetterCounts = { arabic: 0, latin: 0, rightToLeftOther: 0, other: 0 };
-  // ASCII is counted by hand (A–Z, a–z are Latin letters, nothing else in ASCII is a letter); the
-  // regex starts only at a non-ASCII character, and a run it finds ends before the next ASCII one
-  // unless it is a Latin run (which may mix ASCII and accented letters: counted whole either way).
-  let index = 0;
+  // Per class, in code points (Arabic mathematical letters (U+1EE00…) and Latin Extended-F/G
+  // letters live outside the BMP). ASCII reads the tokenizer's table (A–Z, a–z are the only letters).
+  let arabic = 0;
+  let latin = 0;
+  let rightToLeftOther = 0;
+  let other = 0;
   const length = text.length;
-  const regex = LETTER_RUNS;
-  while (index < length) {
+  let block = 0;
+  let table = letterClassBlock(0);
+  for (let index = 0; index < length; index++) {
     const code = text.charCodeAt(index);
+    let kind: number;
     if (code < 0x80) {
-      if (ASCII_KIND[code] === 1) counts.latin += 1;
-      index += 1;
+      if (ASCII_KIND[code] === 1) latin += 1;
       continue;
     }
-    regex.lastIndex = index;
-    const match = regex.exec(text);
-    if (match === null) break;
-    index = match.index + match[0].length;
-    // Letters are counted in code points: Arabic mathematical letters (U+1EE00…) and Latin
-    // Extended-F/G letters live outside the BMP.
-    if (match[1] !== undefined) counts.arabic += countCodePoints(match[1]);
-    else if (match[2] !== undefined) counts.latin += countCodePoints(match[2]);
-    else if (match[3] !== undefined) counts.rightToLeftOther += countCodePoints(match[3]);
-    else counts.other += countCodePoints(match[0]);
+    if (code >= 0xd800 && code <= 0xdfff) {
+      const point = text.codePointAt(index)!;
+      if (point > 0xffff) index += 1;
+      kind = point > 0xffff ? classOfCodePoint(String.fromCodePoint(point)) : NOT_LETTER;
+    } else {
+      const high = code >> 8;
+      if (high !== block) {
+        block = high;
+        table = letterClassBlock(high);
+      }
+      kind = table[code & 0xff]!;
+    }
+    if (kind === 1) arabic += 1;
+    else if (kind === 2) latin += 1;
+    else if (kind === 3) rightToLeftOther += 1;
+    else if (kind === 4) other += 1;
   }
-  return counts;
+  return { arabic, latin, rightToLeftOther, other };
 }
 
 /** Internal: scriptMix without validation. */

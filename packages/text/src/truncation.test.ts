@@ -1,3 +1,5 @@
+import fc from 'fast-check';
+import type { LengthCounter } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
 import { charCounter, wordCounter } from './counters.js';
 import { truncateAtWordBoundary } from './truncation.js';
@@ -57,5 +59,42 @@ describe('counters', () => {
   it('reject non-strings', () => {
     expect(() => charCounter(5 as unknown as string)).toThrow('text must be a string, got number 5');
     expect(() => wordCounter(5 as unknown as string)).toThrow('text must be a string, got number 5');
+  });
+});
+
+describe('truncateAtWordBoundary with a counter in characters (interpolation search)', () => {
+  // What the composer measures: a context around the prefix — a fixed frame plus the prefix's characters.
+  const framed = (frame: number, unit?: string): LengthCounter & { calls: number } => {
+    const counter = Object.assign((text: string) => {
+      counter.calls += 1;
+      return frame + charCounter(text);
+    }, { calls: 0 });
+    return unit === undefined ? counter : Object.assign(counter, { unit });
+  };
+  const words = ['Hello', 'wonderful', 'world,', 'مُحَمَّدٌ', 'رَسُولُ', 'الـلَّه', 'أإآ', '؟', '،', 'e.g.', '3.5', '👩🏽', '\u0301x', 'C++'];
+  const texts = fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 300, size: 'max' }).chain((parts) => fc.tuple(fc.constant(parts), fc.array(fc.constantFrom(' ', '  ', '\n', ' — '), { minLength: parts.length, maxLength: parts.length })));
+
+  it('cuts exactly where the bisection cuts (English, Arabic with harakat and tatweel, emoji), in far fewer counts', () => {
+    let interpolated = 0;
+    let bisected = 0;
+    fc.assert(
+      fc.property(texts, fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 2_500 }), ([parts, gaps], frame, budget) => {
+        const text = parts.map((part, index) => part + gaps[index]).join('');
+        const byInterpolation = framed(frame, 'chars');
+        const byBisection = framed(frame);
+        const cut = truncateAtWordBoundary(text, budget, byInterpolation);
+        expect(cut).toBe(truncateAtWordBoundary(text, budget, byBisection));
+        // Counted where there was a search: the text was cut, and somewhere past its first words.
+        if (cut !== text && cut.length > 64) {
+          expect(byInterpolation.calls).toBeLessThanOrEqual(byBisection.calls);
+          interpolated += byInterpolation.calls;
+          bisected += byBisection.calls;
+        }
+      }),
+      { numRuns: 1500 },
+    );
+    // A counter linear in the prefix is found in two or three counts after the growing probes both
+    // searches share; bisection needs about log2(length) (all counts: ~0.6 of the bisection's).
+    expect(interpolated).toBeLessThan(0.7 * bisected);
   });
 });
