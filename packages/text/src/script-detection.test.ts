@@ -57,7 +57,7 @@ describe('tokenScript / isArabic / isRightToLeft', () => {
 describe('scriptMix: the ASCII fast path and the per-character class table count exactly what the letter-run regex counts', () => {
   // The definition: every run of letters of one class, counted in code points.
   function reference(text: string): { arabic: number; latin: number; other: number } {
-    const runs = /([[\p{sc=Arabic}&&\p{L}]]+)|([[\p{sc=Latin}&&\p{L}]]+)|([\p{L}--\p{sc=Arabic}--\p{sc=Latin}]+)/gv;
+    const runs = new RegExp(String.raw`([[\p{sc=Arabic}&&\p{L}]]+)|([[\p{sc=Latin}&&\p{L}]]+)|([\p{L}--\p{sc=Arabic}--\p{sc=Latin}]+)`, 'gv');
     const counts = { arabic: 0, latin: 0, other: 0 };
     for (const match of text.matchAll(runs)) {
       const length = [...match[0]].length;
@@ -98,7 +98,7 @@ describe('scriptMix: the ASCII fast path and the per-character class table count
 
 describe('scriptMix counts every single code point as the regex classifies it', () => {
   it('for each BMP code unit and a stride of astral code points', () => {
-    const classes = /^(?:([[\p{sc=Arabic}&&\p{L}]])|([[\p{sc=Latin}&&\p{L}]])|([\p{L}--\p{sc=Arabic}--\p{sc=Latin}]))$/v;
+    const classes = new RegExp(String.raw`^(?:([[\p{sc=Arabic}&&\p{L}]])|([[\p{sc=Latin}&&\p{L}]])|([\p{L}--\p{sc=Arabic}--\p{sc=Latin}]))$`, 'v');
     for (let code = 0; code <= 0x10ffff; code += code < 0x10000 ? 1 : 61) {
       const character = String.fromCodePoint(code);
       const match = classes.exec(character);
