@@ -196,6 +196,24 @@ interface Price {
   value: number;
 }
 
+/**
+ * Per sentence list (a chunk analysis's, kept between calls by the composer's analysis cache): the
+ * code points of the chunk text before each sentence's start and end. Query-independent.
+ */
+const SENTENCE_CODE_POINTS = new WeakMap<readonly Sentence[], readonly number[]>();
+
+/** Code points of `text` before the start and the end of each of `sentences` (start of sentence i at 2i, end at 2i + 1). */
+function sentenceCodePoints(text: string, sentences: readonly Sentence[]): readonly number[] {
+  let codePoints = SENTENCE_CODE_POINTS.get(sentences);
+  if (codePoints === undefined) {
+    const offsets: number[] = [];
+    for (const sentence of sentences) offsets.push(sentence.start, sentence.end);
+    codePoints = codePointsBefore(text, offsets);
+    SENTENCE_CODE_POINTS.set(sentences, codePoints);
+  }
+  return codePoints;
+}
+
 /** Code points of `text` before each UTF-16 offset in `offsets` (ascending), in one pass. */
 function codePointsBefore(text: string, offsets: readonly number[]): number[] {
   const result: number[] = [];
@@ -331,9 +349,7 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     const text = candidate.chunk.text;
     const cost = sentences.map((sentence) => Math.max(0, composition.measurePiece(sentence.text)));
     const join = sentences.map((sentence, index) => (index === 0 ? 0 : Math.max(0, composition.measurePiece(text.slice(sentences[index - 1]!.end, sentence.start)))));
-    const offsets: number[] = [];
-    for (const sentence of sentences) offsets.push(sentence.start, sentence.end);
-    const codePoints = codePointsBefore(text, offsets);
+    const codePoints = sentenceCodePoints(text, sentences);
     const costSum = prefixSums(cost);
     const state: ValueState = {
       candidate,

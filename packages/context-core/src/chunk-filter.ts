@@ -145,7 +145,7 @@ interface TextFeatures {
  * cost a Map lookup instead of a pass over their text. About 1 KB per entry for a 1,500-character
  * chunk (its shingle hashes); the oldest entry goes first.
  */
-const FEATURE_CACHE_SIZE = 8192;
+const FEATURE_CACHE_SIZE = 32_768;
 
 interface Candidate {
   item: ScoredChunk;

@@ -67,8 +67,8 @@ export interface IndexHit {
 }
 
 /** A search's hits, best first, and which query terms their `matched` lists are exact for. */
-export interface IndexSearch {
-  hits: IndexHit[];
+export interface IndexSearch<H = IndexHit> {
+  hits: H[];
   /**
    * Distinct query terms whose presence is known for every hit: all of them, except beyond the 32
    * highest-weighted terms the index knows (only those are tracked). A term the index does not know
@@ -377,7 +377,16 @@ export class Bm25Index {
    * inserted), with the query terms each contains. `accept` is consulted only for chunks that could
    * enter the top k, so a selective filter costs little. Exact: see `pruning.ts`.
    */
-  search(query: readonly WeightedTerm[], k: number, parameters: Bm25Parameters, accept?: (chunk: DocumentChunk) => boolean): IndexSearch {
+  search(query: readonly WeightedTerm[], k: number, parameters: Bm25Parameters, accept?: (chunk: DocumentChunk) => boolean): IndexSearch;
+  /** {@link search} building each hit with `makeHit` (the caller's result object, without an {@link IndexHit} in between). */
+  search<H>(query: readonly WeightedTerm[], k: number, parameters: Bm25Parameters, accept: ((chunk: DocumentChunk) => boolean) | undefined, makeHit: (chunk: DocumentChunk, score: number, matched: readonly string[], checked: readonly string[]) => H): IndexSearch<H>;
+  search<H>(
+    query: readonly WeightedTerm[],
+    k: number,
+    parameters: Bm25Parameters,
+    accept?: (chunk: DocumentChunk) => boolean,
+    makeHit: (chunk: DocumentChunk, score: number, matched: readonly string[], checked: readonly string[]) => H = (chunk, score, matched) => ({ chunk, score, matched }) as H,
+  ): IndexSearch<H> {
     if (this.live === 0 || k <= 0 || query.length === 0) return { hits: [], checked: query.map(({ term }) => term) };
     const { k1, titleWeight } = parameters;
     const averageLength = (this.totalTextLength + titleWeight * this.totalTitleLength) / this.live;
@@ -446,7 +455,7 @@ export class Bm25Index {
     Object.freeze(checked);
     const byMask = new Map<number, readonly string[]>();
     const { ranks, items } = heap.sortedArrays();
-    const hits: IndexHit[] = new Array(items.length);
+    const hits: H[] = new Array(items.length);
     for (let rank = 0; rank < items.length; rank++) {
       const ordinal = items[rank]!;
       const mask = hitMasks[ordinal]!;
@@ -457,7 +466,7 @@ export class Bm25Index {
         matched = Object.freeze(list);
         byMask.set(mask, matched);
       }
-      hits[rank] = { chunk: chunks[ordinal]!, score: ranks[rank]!, matched };
+      hits[rank] = makeHit(chunks[ordinal]!, ranks[rank]!, matched, checked);
     }
     return { hits, checked };
   }

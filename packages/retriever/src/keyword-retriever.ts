@@ -199,14 +199,14 @@ export class KeywordRetriever implements Retriever {
     if (topK === 0 || this.invertedIndex.size === 0) return [];
     const terms = weightQueryTerms(this.terms(query, 'query'));
     const accept = filter ? (chunk: DocumentChunk) => matchesFilter(chunk, filter) : undefined;
-    const { hits, checked } = this.invertedIndex.search(terms, topK, this.parameters, accept);
     const analyzer = this.analyzer instanceof Analyzer ? this.analyzer.fingerprint : undefined;
     // Matches cover the title only when titles are indexed (titleWeight > 0).
     const titlesIndexed = this.parameters.titleWeight > 0;
+    const name = this.name;
     // Hits with the same matched terms share one (frozen) TermMatches.
     const shared = new Map<readonly string[], TermMatches>();
-    return hits.map(({ chunk, score, matched }) => {
-      const hit: ScoredChunk = { chunk, score, scores: { keyword: score }, retrievers: [this.name] };
+    return this.invertedIndex.search(terms, topK, this.parameters, accept, (chunk, score, matched, checked): ScoredChunk => {
+      const hit: ScoredChunk = { chunk, score, scores: { keyword: score }, retrievers: [name] };
       if (analyzer !== undefined && (titlesIndexed || !chunk.title)) {
         let termMatches = shared.get(matched);
         if (!termMatches) {
@@ -216,7 +216,7 @@ export class KeywordRetriever implements Retriever {
         hit.termMatches = termMatches;
       }
       return hit;
-    });
+    }).hits;
   }
 
   /** Replaces the whole corpus (chunk inputs are validated as by `toDocumentChunks`; ids must be unique). */

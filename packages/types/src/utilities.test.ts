@@ -6,7 +6,7 @@ import { TopK } from './top-k.js';
 describe('TopK', () => {
   it('keeps exactly the k best (rank desc, then the tie order) of any sequence, whatever the offer order', () => {
     fc.assert(
-      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 50 })), { maxLength: 60 }), fc.integer({ min: 0, max: 10 }), (entries, k) => {
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 50 })), { maxLength: 300, size: 'max' }), fc.integer({ min: 0, max: 120 }), (entries, k) => {
         // The tie order: a per-item key (like an insertion sequence or a chunk id), item index last.
         const key = entries.map(([, order]) => order);
         const heap = new TopK(k, (a, b) => key[a]! < key[b]! || (key[a] === key[b] && a < b));
