@@ -106,13 +106,7 @@ export class TopK {
       for (;;) {
         const left = 2 * index + 1;
         if (left >= end) break;
-        let child = left;
-        const right = left + 1;
-        if (right < end) {
-          const rightRank = ranks[right]!;
-          const leftRank = ranks[left]!;
-          if (rightRank < leftRank || (rightRank === leftRank && tieBefore(items[left]!, items[right]!))) child = right;
-        }
+        const child = weakerChild(ranks, items, left, end, tieBefore);
         ranks[index] = ranks[child]!;
         items[index] = items[child]!;
         index = child;
@@ -140,13 +134,7 @@ function siftDown(ranks: Float64Array, items: Int32Array, index: number, rank: n
   for (;;) {
     const left = 2 * index + 1;
     if (left >= size) break;
-    let child = left;
-    const right = left + 1;
-    if (right < size) {
-      const rightRank = ranks[right]!;
-      const leftRank = ranks[left]!;
-      if (rightRank < leftRank || (rightRank === leftRank && tieBefore(items[left]!, items[right]!))) child = right;
-    }
+    const child = weakerChild(ranks, items, left, size, tieBefore);
     const childRank = ranks[child]!;
     if (!(childRank < rank || (childRank === rank && tieBefore(item, items[child]!)))) break;
     ranks[index] = childRank;
@@ -155,4 +143,13 @@ function siftDown(ranks: Float64Array, items: Int32Array, index: number, rank: n
   }
   ranks[index] = rank;
   items[index] = item;
+}
+
+/** Of the children `left` and `left + 1` (when below `size`) of a min-heap node, the weaker (the one that belongs nearer the root). */
+function weakerChild(ranks: Float64Array, items: Int32Array, left: number, size: number, tieBefore: (a: number, b: number) => boolean): number {
+  const right = left + 1;
+  if (right >= size) return left;
+  const rightRank = ranks[right]!;
+  const leftRank = ranks[left]!;
+  return rightRank < leftRank || (rightRank === leftRank && tieBefore(items[left]!, items[right]!)) ? right : left;
 }
