@@ -313,7 +313,7 @@ function visitSentenceFeatures(
     const chunkCoverage = coverage(chunkTerms);
     let titleCoverage = 0;
     if (candidate.title && query.size > 0) {
-      const inTitle = new Set(analyzer.analyze(candidate.title).filter((term) => query.has(term)));
+      const inTitle = new Set(titleTerms(candidate.title, analyzer).filter((term) => query.has(term)));
       titleCoverage = inTitle.size / query.size;
     }
     const rank = candidate.rank;
@@ -370,6 +370,23 @@ function visitSentenceFeatures(
       visit(index, x, sentenceTerms[position]!, cues);
     });
   });
+}
+
+/** Analysed title terms per analyzer: a chunk's title comes back with the chunk, query after query. */
+const TITLE_TERMS = new WeakMap<Analyzer, BoundedCache<string, readonly string[]>>();
+
+function titleTerms(title: string, analyzer: Analyzer): readonly string[] {
+  let memo = TITLE_TERMS.get(analyzer);
+  if (memo === undefined) {
+    memo = new BoundedCache(16_384, { maxWeight: 2_000_000, maxEntryWeight: 4_096 });
+    TITLE_TERMS.set(analyzer, memo);
+  }
+  let terms = memo.get(title);
+  if (terms === undefined) {
+    terms = analyzer.analyze(title);
+    memo.set(title, terms);
+  }
+  return terms;
 }
 
 /** The sentence features by name (for tuning and diagnostics), from a vector of {@link sentenceFeatures}. */

@@ -55,15 +55,58 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
 ];
 
 /**
+ * The literal words one of which every match of a phrasing (a source of {@link ENGLISH_SOURCES} or
+ * {@link ARABIC_SOURCES}) starts with — its opening word, or the alternatives of its opening group
+ * when each is a plain literal — or undefined when the source does not open that way. Read off the
+ * source itself, so it cannot drift from the pattern.
+ */
+export function openingWords(source: string): string[] | undefined {
+  const literal = /^[\p{L} ]+$/u;
+  if (source.startsWith('(?:')) {
+    let depth = 0;
+    for (let index = 0; index < source.length; index++) {
+      const character = source[index];
+      if (character === '\\') return undefined;
+      if (character === '(') depth += 1;
+      if (character !== ')') continue;
+      depth -= 1;
+      if (depth > 0) continue;
+      // An optional or repeated opening group requires nothing.
+      if (/^[?*{+]/.test(source.slice(index + 1))) return undefined;
+      const alternatives = source.slice(3, index).split('|');
+      return alternatives.every((alternative) => alternative.length > 0 && literal.test(alternative)) ? alternatives : undefined;
+    }
+    return undefined;
+  }
+  const word = /^\p{L}+/u.exec(source)?.[0];
+  if (word === undefined) return undefined;
+  // A quantifier after the word makes its last letter optional.
+  const opening = /^[?*{]/.test(source.slice(word.length)) ? word.slice(0, -1) : word;
+  return opening.length > 0 ? [opening] : undefined;
+}
+
+/** A compiled pattern and, when known, the words a match of it must start with (see {@link openingWords}). */
+interface Pattern {
+  regex: RegExp;
+  openings?: readonly string[];
+}
+
+const withOpenings = (patterns: readonly RegExp[], sources?: readonly string[]): Pattern[] =>
+  patterns.map((regex, index) => {
+    const openings = sources === undefined ? undefined : openingWords(sources[index]!);
+    return openings === undefined ? { regex } : { regex, openings };
+  });
+
+/**
  * The patterns by what any match of them must contain: an English phrasing a Latin letter, a chat
  * marker `<` or `[`, an Arabic phrasing an Arabic letter (normalised text has only ا–ي there). A
  * group whose witness is absent from the text cannot match and is not run: an Arabic context skips
  * the English patterns and the other way round — the same spans, a fraction of the passes.
  */
-const PATTERN_GROUPS: ReadonlyArray<{ witness: RegExp; patterns: readonly RegExp[] }> = [
-  { witness: /[a-z]/, patterns: INJECTION_PATTERNS.slice(0, ENGLISH_SOURCES.length) },
-  { witness: /[<[]/, patterns: INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length, ENGLISH_SOURCES.length + CHAT_MARKERS.length) },
-  { witness: /[\u0621-\u064A]/, patterns: INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length + CHAT_MARKERS.length) },
+const PATTERN_GROUPS: ReadonlyArray<{ witness: RegExp; patterns: readonly Pattern[] }> = [
+  { witness: /[a-z]/, patterns: withOpenings(INJECTION_PATTERNS.slice(0, ENGLISH_SOURCES.length), ENGLISH_SOURCES) },
+  { witness: /[<[]/, patterns: withOpenings(INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length, ENGLISH_SOURCES.length + CHAT_MARKERS.length)) },
+  { witness: /[\u0621-\u064A]/, patterns: withOpenings(INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length + CHAT_MARKERS.length), ARABIC_SOURCES) },
 ];
 
 /** Normalised text plus where each of its UTF-16 units came from in the original text. */
@@ -79,8 +122,17 @@ const INVISIBLE = /^\p{Cf}$/u;
 const WHITESPACE = /^\s$/u;
 /** What one non-ASCII character becomes: dropped (invisible), whitespace, or its normalised text. */
 type CharacterClass = { kind: 'invisible' } | { kind: 'space' } | { kind: 'text'; text: string };
-/** The class of every non-ASCII character (by code point) seen so far: shared by all calls, bounded. */
+/** The class of every astral character (by its surrogate pair) seen so far: shared by all calls, bounded. */
 const CHARACTER_CLASSES = new BoundedCache<number, CharacterClass>(8192);
+/**
+ * The class of every BMP character seen so far, per block of 256 (at most 65,536 entries in all, so
+ * bounded by construction): two array reads per character instead of a hash lookup.
+ */
+const BMP_CLASSES: Array<Array<CharacterClass | undefined> | undefined> = new Array(256);
+
+function classifyCharacter(character: string): CharacterClass {
+  return INVISIBLE.test(character) ? { kind: 'invisible' } : WHITESPACE.test(character) ? { kind: 'space' } : { kind: 'text', text: normalizeText(character) };
+}
 const ASCII_SPACE = new Uint8Array(128);
 for (const code of [9, 10, 11, 12, 13, 32]) ASCII_SPACE[code] = 1;
 
@@ -190,12 +242,15 @@ export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
   // copied as one slice when it ends, instead of one piece per character.
   let identityStart = -1;
   let identityEnd = -1;
+  const map = new OffsetMap();
+  // The run's units map one to one onto the original: one copy segment, added with the slice
+  // (every other step that touches the map flushes the run first, so the order is kept).
   const flushIdentity = (): void => {
     if (identityStart < 0) return;
     pieces.push(text.slice(identityStart, identityEnd));
+    map.addCopy(identityStart, identityEnd - identityStart);
     identityStart = -1;
   };
-  const map = new OffsetMap();
   let previousSpace = true;
   let offset = 0;
   const space = (start: number, end: number, single: boolean): void => {
@@ -218,10 +273,15 @@ export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
         space(start, offset, code === 32);
         continue;
       }
-      // A run of visible ASCII characters maps one to one: lower-cased as one slice.
+      // A run of visible ASCII characters maps one to one: lower-cased as one slice. A single space
+      // between two of them is already normal and joins the run, so English prose is a few slices.
       while (offset < text.length) {
         const next = text.charCodeAt(offset);
-        if (next >= 128 || ASCII_SPACE[next] === 1) break;
+        if (next >= 128) break;
+        if (ASCII_SPACE[next] === 1) {
+          const after = offset + 1 < text.length ? text.charCodeAt(offset + 1) : 128;
+          if (next !== 32 || after >= 128 || ASCII_SPACE[after] === 1) break;
+        }
         offset++;
       }
       pieces.push(text.slice(start, offset).toLowerCase());
@@ -231,12 +291,17 @@ export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
     }
     const pair = code >= 0xd800 && code <= 0xdbff && offset + 1 < text.length && (text.charCodeAt(offset + 1) & 0xfc00) === 0xdc00;
     offset += pair ? 2 : 1;
-    const key = pair ? code * 0x10000 + text.charCodeAt(start + 1) : code;
-    let kind = memo.get(key);
-    if (kind === undefined) {
-      const character = text.slice(start, offset);
-      kind = INVISIBLE.test(character) ? { kind: 'invisible' } : WHITESPACE.test(character) ? { kind: 'space' } : { kind: 'text', text: normalizeText(character) };
-      memo.set(key, kind);
+    let kind: CharacterClass | undefined;
+    if (pair) {
+      const key = code * 0x10000 + text.charCodeAt(start + 1);
+      kind = memo.get(key);
+      if (kind === undefined) {
+        kind = classifyCharacter(text.slice(start, offset));
+        memo.set(key, kind);
+      }
+    } else {
+      const block = (BMP_CLASSES[code >> 8] ??= new Array<CharacterClass | undefined>(256));
+      kind = block[code & 0xff] ??= classifyCharacter(text[start]!);
     }
     if (kind.kind === 'invisible') continue;
     if (kind.kind === 'space') {
@@ -253,7 +318,6 @@ export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
         identityStart = start;
       }
       identityEnd = offset;
-      map.addCopy(start, 1);
       previousSpace = false;
       continue;
     }
@@ -272,10 +336,23 @@ export function findInjections(text: string): Array<{ start: number; end: number
   if (typeof text !== 'string') throw invalidArgument('text', 'a string', text);
   const normalized = normalizeWithOffsets(text);
   const spans: Array<{ start: number; end: number }> = [];
+  const normalizedText = normalized.text;
   for (const { witness, patterns } of PATTERN_GROUPS) {
-    if (!witness.test(normalized.text)) continue;
-    for (const pattern of patterns) {
-      for (const match of normalized.text.matchAll(pattern)) {
+    if (!witness.test(normalizedText)) continue;
+    for (const { regex, openings } of patterns) {
+      // A match starts where one of its opening words does: the scan starts at the first of them
+      // (a native substring search), and a text holding none of them is not scanned at all.
+      let from = 0;
+      if (openings !== undefined) {
+        from = -1;
+        for (const word of openings) {
+          const at = normalizedText.indexOf(word);
+          if (at >= 0 && (from < 0 || at < from)) from = at;
+        }
+        if (from < 0) continue;
+      }
+      regex.lastIndex = from;
+      for (const match of normalizedText.matchAll(regex)) {
         if (match[0].length === 0) continue;
         const first = match.index;
         const last = first + match[0].length - 1;
