@@ -30,6 +30,11 @@ export function contentKey(text: string): string {
   return collapseWhitespace(normalizeText(text));
 }
 
+/** The search-normalised text of a candidate, computed at most once per filter call (the content key and the shingles both start from it). */
+function normalizedOf(candidate: Candidate): string {
+  return (candidate.normalized ??= normalizeText(candidate.item.chunk.text));
+}
+
 /** SHA-256 (hex) of {@link contentKey}. */
 export function contentHash(text: string): string {
   return sha256Hex(contentKey(text));
@@ -40,8 +45,12 @@ function keyHashOf(key: string): number {
   return fnv1a(key) * 0x200000 + (key.length % 0x200000);
 }
 
+// Whitespace that is not already one plain space: a run of two or more, or a single other space
+// character. Replacing only those gives the same text as replacing every run, with far fewer replacements.
+const NON_SINGLE_SPACE = /\s{2,}|[^\S ]/gu;
+
 function collapseWhitespace(text: string): string {
-  return text.replace(/\s+/gu, ' ').trim();
+  return text.replace(NON_SINGLE_SPACE, ' ').trim();
 }
 
 
@@ -151,6 +160,8 @@ interface Candidate {
   item: ScoredChunk;
   index: number;
   features: TextFeatures;
+  /** `normalizeText` of the chunk text, while this call needs it (not memoised across calls: it would double the memo). */
+  normalized?: string;
 }
 
 /** Best first: higher score, then earlier in the input (the retriever's order). */
@@ -203,11 +214,11 @@ export class ChunkFilter implements ChunkFilterStrategy {
       const byHash = new Map<number, Candidate[]>();
       const losers = new Set<Candidate>();
       for (const candidate of [...survivors].sort(byQuality)) {
-        const keyHash = (candidate.features.keyHash ??= keyHashOf(contentKey(candidate.item.chunk.text)));
+        const keyHash = (candidate.features.keyHash ??= keyHashOf(collapseWhitespace(normalizedOf(candidate))));
         const group = byHash.get(keyHash);
         if (group) {
-          const key = contentKey(candidate.item.chunk.text);
-          const best = group.find((other) => contentKey(other.item.chunk.text) === key);
+          const key = collapseWhitespace(normalizedOf(candidate));
+          const best = group.find((other) => collapseWhitespace(normalizedOf(other)) === key);
           if (best) {
             losers.add(candidate);
             dropped.push({ chunkId: candidate.item.chunk.id, reason: 'exact_duplicate', duplicateOf: best.item.chunk.id, detail: `same normalised text (sha256 ${sha256Hex(key).slice(0, 12)})` });
@@ -268,7 +279,7 @@ export class ChunkFilter implements ChunkFilterStrategy {
     const shingles = new Map<Candidate, Uint32Array>();
     const kept: Candidate[] = [];
     for (const candidate of [...survivors].sort(byQuality)) {
-      const set = (candidate.features.shingles ??= shingleHashes(words(normalizeText(candidate.item.chunk.text)), shingleSize));
+      const set = (candidate.features.shingles ??= shingleHashes(words(normalizedOf(candidate)), shingleSize));
       shingles.set(candidate, set);
       if (set.length === 0) continue;
       const keys = exhaustive ? [] : (candidate.features.bands ??= bandKeys(this.hasher.signature(set), this.layout));

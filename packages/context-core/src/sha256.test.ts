@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { normalizeText } from '@zerda/text';
 import { contentHash, contentKey } from './chunk-filter.js';
 import { sha256Hex } from './sha256.js';
 
@@ -35,5 +36,18 @@ describe('sha256Hex', () => {
     fc.assert(fc.property(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 120 }), codeUnits), (text) => {
       expect(contentHash(text)).toBe(nodeSha256(contentKey(text)));
     }), { numRuns: 500 });
+  });
+});
+
+describe('contentKey', () => {
+  it('is normalizeText with every whitespace run collapsed to one space, trimmed (English, Arabic, every kind of space)', () => {
+    const pieces = [' ', '  ', '\n', '\t', '\r\n', '\u00a0', '\u2028', '\u3000', '\ufeff', '\u200b', 'a', 'B', 'مدينة', 'أحمد', 'ـ', 'ُ', '،', '؟', '.', 'x y', ' z '];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40, size: 'max' }), (parts) => {
+        const text = parts.join('');
+        expect(contentKey(text)).toBe(normalizeText(text).replace(/\s+/gu, ' ').trim());
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
