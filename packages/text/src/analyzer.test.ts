@@ -50,6 +50,26 @@ describe('Analyzer', () => {
   });
 });
 
+describe('Analyzer.forEachTokenTerms', () => {
+  it('visits every token of tokenize() with the terms termsOfToken gives it (English, Arabic with harakat and tatweel, stopwords, expansions)', () => {
+    const analyzer = new Analyzer();
+    const text = 'The libraries of القاهرةُ والمكتبات، ﷺ and ½ of GPT-4 مكتبـــة؟ أإآ';
+    const visited: Array<{ word: string; start: number; end: number; script: string; terms: string[] }> = [];
+    analyzer.forEachTokenTerms(text, (word, start, end, script, terms) => {
+      visited.push({ word, start, end, script, terms: terms === null ? [] : typeof terms === 'string' ? [terms] : [...terms] });
+    });
+    expect(visited).toEqual(tokenize(text).map((token) => ({ word: token.text, start: token.start, end: token.end, script: token.script, terms: [...analyzer.termsOfToken(token)] })));
+    expect(visited.find((entry) => entry.word === 'The')!.terms).toEqual([]);
+    expect(visited.find((entry) => entry.word === 'ﷺ')!.terms.length).toBeGreaterThan(1);
+  });
+
+  it('rejects a text that is not a string and a visit that is not a function, naming them', () => {
+    const analyzer = new Analyzer();
+    expect(() => analyzer.forEachTokenTerms(5 as never, () => {})).toThrow(/text must be a string/);
+    expect(() => analyzer.forEachTokenTerms('x', 'f' as never)).toThrow(/visit/);
+  });
+});
+
 describe('Analyzer.termsOfToken', () => {
   it('gives every token exactly the terms analyze() gives its text (English, Arabic, stopwords, expansions)', () => {
     const analyzer = new Analyzer();
