@@ -1,4 +1,4 @@
-import { BoundedCache, normalizeText, tokenize, type TokenScript } from '@zerda/text';
+import { BoundedCache, defaultAnalyzer, normalizeText, type TokenScript } from '@zerda/text';
 import type { AnswerType } from '@zerda/types';
 
 /**
@@ -165,6 +165,9 @@ export class CueReader {
 /** Reads the answer cues of one sentence (or any text) in a single pass over its tokens. */
 export function answerCues(text: string): AnswerCues {
   const reader = new CueReader();
-  for (const token of tokenize(text)) reader.add(token.text, token.script);
+  // Token by token without Token objects (a megabyte is 200,000 of them, and their garbage made
+  // the cost of a long text grow faster than the text).
+  defaultAnalyzer.forEachTokenTerms(text, (word, _start, _end, script) => reader.add(word, script));
   return { ...reader.cues() };
 }
+
