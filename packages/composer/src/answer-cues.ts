@@ -1,4 +1,4 @@
-import { BoundedCache, defaultAnalyzer, normalizeText, type TokenScript } from '@zerda/text';
+import { BoundedCache, normalizeText, visitTokens, type TokenScript } from '@zerda/text';
 import type { AnswerType } from '@zerda/types';
 
 /**
@@ -167,7 +167,7 @@ export function answerCues(text: string): AnswerCues {
   const reader = new CueReader();
   // Token by token without Token objects (a megabyte is 200,000 of them, and their garbage made
   // the cost of a long text grow faster than the text).
-  defaultAnalyzer.forEachTokenTerms(text, (word, _start, _end, script) => reader.add(word, script));
+  visitTokens(text, (start, end, script) => reader.add(text.slice(start, end), script));
   return { ...reader.cues() };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Analyzer, DEFAULT_ANALYZER_OPTIONS, defaultAnalyzer } from './analyzer.js';
-import { tokenize } from './tokenizer.js';
+import { tokenize, visitTokens } from './tokenizer.js';
 
 describe('Analyzer', () => {
   it('analyses mixed Arabic/English text per token script', () => {
@@ -47,6 +47,20 @@ describe('Analyzer', () => {
     expect(() => new Analyzer('x' as never)).toThrow('options must be an object');
     expect(() => defaultAnalyzer.analyze(7 as unknown as string)).toThrow('text must be a string, got number 7');
     expect(() => defaultAnalyzer.analyzeTokens(undefined as unknown as string)).toThrow('text must be a string, got undefined');
+  });
+});
+
+describe('visitTokens', () => {
+  it('visits exactly the tokens of tokenize(), without Token objects (English, Arabic with harakat and tatweel, digits)', () => {
+    const text = 'The libraries of القاهرةُ والمكتبات، مكتبـــة؟ 2024م and ٣ كتب';
+    const visited: Array<{ text: string; start: number; end: number; script: string }> = [];
+    visitTokens(text, (start, end, script) => visited.push({ text: text.slice(start, end), start, end, script }));
+    expect(visited).toEqual(tokenize(text));
+  });
+
+  it('rejects a text that is not a string and a visit that is not a function, naming them', () => {
+    expect(() => visitTokens(null as never, () => {})).toThrow(/text must be a string/);
+    expect(() => visitTokens('x', 3 as never)).toThrow(/visit/);
   });
 });
 

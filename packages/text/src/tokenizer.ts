@@ -1,3 +1,4 @@
+import { invalidArgument } from '@zerda/types';
 import { requireString } from './input-validation.js';
 
 /** The script class of a token: Arabic letters, Latin letters, digits (any script), or anything else. */
@@ -119,6 +120,17 @@ export function countTokensUnchecked(text: string): number {
 export function tokenize(text: string): Token[] {
   requireString(text, 'text');
   return tokenizeUnchecked(text);
+}
+
+/**
+ * Calls `visit(start, end, script)` for every token {@link tokenize} would give, in order, without
+ * creating Token objects (`text.slice(start, end)` is the token's text): for a caller that reads a
+ * long text token by token. Linear in the text.
+ */
+export function visitTokens(text: string, visit: (start: number, end: number, script: TokenScript) => void): void {
+  requireString(text, 'text');
+  if (typeof visit !== 'function') throw invalidArgument('visit', 'a function (start, end, script) => void', visit);
+  forEachToken(text, visit);
 }
 
 /** The token texts of {@link tokenize}, in order. */

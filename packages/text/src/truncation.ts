@@ -59,12 +59,13 @@ function chunkEndAtOrBefore(text: string, position: number): number {
 
 /**
  * The search for the longest prefix that fits, on positions `fitting` (fits) < `failing` (does not):
- * a bisection, or, when asked to interpolate, each probe is placed where the line through the last two counts meets the budget (a counter
- * grows about linearly with the text, so this lands on the answer or next to it: a cut is found in
- * about three counts instead of the dozen of a bisection), clamped inside the bracket. Two guesses
- * in a row that did not halve the bracket are followed by a bisection, so a counter far from linear
- * costs at most three times a binary search. For a counter that grows with the text every order of
- * probes finds the same position; the bracket is what makes the answer exact.
+ * a bisection, or, when asked to interpolate, each probe placed where the line through the last two
+ * recorded counts meets the budget (a counter grows about linearly with the text, so this lands on
+ * the answer or next to it: a cut is found in about three counts instead of the dozen of a
+ * bisection), clamped inside the bracket. Two guesses in a row that did not halve the bracket are
+ * followed by a bisection, so a counter far from linear costs at most three times a binary search.
+ * For a counter that grows with the text every order of probes finds the same position; the bracket
+ * is what makes the answer exact.
  */
 class PositionSearch {
   #position1 = -1;
@@ -78,16 +79,13 @@ class PositionSearch {
     private readonly interpolate: boolean,
   ) {}
 
-  /** Records the count of the prefix ending at `position` and tells whether it fits. */
-  fits(position: number, count: unknown): boolean {
-    if (typeof count !== 'number' || Number.isNaN(count)) return false;
-    if (Number.isFinite(count) && position !== this.#position2) {
-      this.#position1 = this.#position2;
-      this.#count1 = this.#count2;
-      this.#position2 = position;
-      this.#count2 = count;
-    }
-    return count <= this.budget;
+  /** Records the count of the prefix ending at `position` (a count that is not a finite number is not a point of the line). */
+  record(position: number, count: unknown): void {
+    if (!this.interpolate || typeof count !== 'number' || !Number.isFinite(count) || position === this.#position2) return;
+    this.#position1 = this.#position2;
+    this.#count1 = this.#count2;
+    this.#position2 = position;
+    this.#count2 = count;
   }
 
   /** The next position to probe, strictly between `fitting` and `failing` (which differ by more than 1). */
@@ -125,10 +123,8 @@ export function truncateAtWordBoundary(text: string, budget: number, counter: Le
   const ellipsis = record?.ellipsis ?? '…';
   if (typeof ellipsis !== 'string') throw invalidArgument('options.ellipsis', 'a string', ellipsis);
 
-  const fits = (candidate: string): boolean => {
-    const length = counter(candidate);
-    return typeof length === 'number' && length <= budget;
-  };
+  const within = (length: unknown): boolean => typeof length === 'number' && length <= budget;
+  const fits = (candidate: string): boolean => within(counter(candidate));
   // The longest raw prefix that fits; with a counter that grows with the text, the answer is the
   // last word boundary at or before it, and only the whitespace-delimited chunk around it needs
   // tokenizing (no boundary list of the whole text is ever built).
@@ -148,7 +144,11 @@ export function truncateAtWordBoundary(text: string, budget: number, counter: Le
     // cost more tokens than "cat…"), and there the cut depends on the order of probes: bisection
     // keeps it where it has always been.
     const search = new PositionSearch(budget, counter.unit === 'chars');
-    const prefixFits = (position: number): boolean => search.fits(position, counter(text.slice(0, position) + ellipsis));
+    const counted = (position: number, length: unknown): boolean => {
+      search.record(position, length);
+      return within(length);
+    };
+    const prefixFits = (position: number): boolean => counted(position, counter(text.slice(0, position) + ellipsis));
     for (let probe = FIRST_PROBE; probe < text.length; probe *= 2) {
       if (!prefixFits(probe)) {
         failing = probe;
@@ -158,7 +158,7 @@ export function truncateAtWordBoundary(text: string, budget: number, counter: Le
     }
     // The text is counted whole only when no probe failed, or when it is not much longer than the
     // probe that did (the ellipsis may be what did not fit).
-    if (text.length <= 2 * failing && search.fits(text.length, counter(text))) return text;
+    if (text.length <= 2 * failing && counted(text.length, counter(text))) return text;
     while (failing - fitting > 1) {
       const position = search.next(fitting, failing);
       if (prefixFits(position)) fitting = position;

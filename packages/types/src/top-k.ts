@@ -38,8 +38,7 @@ export class TopK {
     if (this.size < this.capacity) return true;
     if (this.capacity === 0) return false;
     if (!this.ordered) this.heapify();
-    const root = this.ranks[0]!;
-    return root < rank || (root === rank && this.tieBefore(item, this.items[0]!));
+    return weaker(this.ranks[0]!, this.items[0]!, rank, item, this.tieBefore);
   }
 
   /** The weakest kept rank (the root), or undefined when nothing is kept. */
@@ -113,9 +112,8 @@ export class TopK {
       }
       while (index > 0) {
         const parent = (index - 1) >> 1;
-        const parentRank = ranks[parent]!;
-        if (!(rank < parentRank || (rank === parentRank && tieBefore(items[parent]!, item)))) break;
-        ranks[index] = parentRank;
+        if (!weaker(rank, item, ranks[parent]!, items[parent]!, tieBefore)) break;
+        ranks[index] = ranks[parent]!;
         items[index] = items[parent]!;
         index = parent;
       }
@@ -135,9 +133,8 @@ function siftDown(ranks: Float64Array, items: Int32Array, index: number, rank: n
     const left = 2 * index + 1;
     if (left >= size) break;
     const child = weakerChild(ranks, items, left, size, tieBefore);
-    const childRank = ranks[child]!;
-    if (!(childRank < rank || (childRank === rank && tieBefore(item, items[child]!)))) break;
-    ranks[index] = childRank;
+    if (!weaker(ranks[child]!, items[child]!, rank, item, tieBefore)) break;
+    ranks[index] = ranks[child]!;
     items[index] = items[child]!;
     index = child;
   }
@@ -148,8 +145,10 @@ function siftDown(ranks: Float64Array, items: Int32Array, index: number, rank: n
 /** Of the children `left` and `left + 1` (when below `size`) of a min-heap node, the weaker (the one that belongs nearer the root). */
 function weakerChild(ranks: Float64Array, items: Int32Array, left: number, size: number, tieBefore: (a: number, b: number) => boolean): number {
   const right = left + 1;
-  if (right >= size) return left;
-  const rightRank = ranks[right]!;
-  const leftRank = ranks[left]!;
-  return rightRank < leftRank || (rightRank === leftRank && tieBefore(items[left]!, items[right]!)) ? right : left;
+  return right < size && weaker(ranks[right]!, items[right]!, ranks[left]!, items[left]!, tieBefore) ? right : left;
+}
+
+/** True when `(rankA, itemA)` ranks below `(rankB, itemB)`: a lower rank, or an equal one with B first in the tie order. */
+function weaker(rankA: number, itemA: number, rankB: number, itemB: number, tieBefore: (a: number, b: number) => boolean): boolean {
+  return rankA < rankB || (rankA === rankB && tieBefore(itemB, itemA));
 }

@@ -3,7 +3,7 @@ import { SmartContextComposer } from '@zerda/composer';
 import { ChunkFilter, ContextGuard, ConversationHistory, QueryAnalyzer, endsAtSentenceBoundary, tokenCounter } from '@zerda/context-core';
 import { KeywordRetriever } from '@zerda/retriever';
 import { ContextEngine } from '@zerda/context';
-import { Analyzer, detectLanguage, normalizeText, snowballStemArabic, splitSentences, tokenize, truncateAtWordBoundary } from '@zerda/text';
+import { Analyzer, charCounter, detectLanguage, normalizeText, snowballStemArabic, splitSentences, tokenize, truncateAtWordBoundary } from '@zerda/text';
 import type { TextPath } from './measure.js';
 
 /** `unit` repeated to `size` UTF-16 units. */
@@ -65,6 +65,12 @@ export const TEXT_PATHS: readonly TextPath[] = [
   { name: 'splitSentences — a run of dots before a letter', input: (size) => `${'.'.repeat(size - 1)}x`, run: (text) => splitSentences(text) },
   { name: 'splitSentences — abbreviations', input: repeat('e.g. Dr. Smith, i.e. U.S. '), run: (text) => splitSentences(text) },
   { name: 'truncateAtWordBoundary — words, budget half the text', input: repeat('word '), run: (text) => truncateAtWordBoundary(text, text.length / 2) },
+  {
+    // A counter in characters that is not charCounter itself (the composer's context counter): the interpolation search.
+    name: 'truncateAtWordBoundary — a framed character counter (interpolation), Arabic and English words',
+    input: repeat('كلمة word '),
+    run: (text) => truncateAtWordBoundary(text, text.length / 2, Object.assign((piece: string) => 100 + charCounter(piece), { unit: 'chars' })),
+  },
   { name: 'SmartContextComposer.compose — one huge chunk of short lines', input: repeat('short line\n'), run: (text) => composer.compose(scored(text), { budget: 4000 }) },
   {
     // A claim (no question word): evidence composition, with its per-chunk minimum and spread, values every sentence.

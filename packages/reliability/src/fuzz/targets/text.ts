@@ -18,6 +18,7 @@ import {
   tokenScript,
   tokenize,
   truncateAtWordBoundary,
+  visitTokens,
   wordCounter,
   words,
 } from '@zerda/text';
@@ -53,6 +54,9 @@ export const textTargets: FuzzTarget[] = [
     const tokens = await c.call(() => tokenize(text as string));
     expectOffsets(text as string, tokens, 'tokenize');
     expect(tokens.every((token) => token.text.length > 0), 'tokenize produced an empty token');
+    const visited: Array<{ start: number; end: number }> = [];
+    await c.call(() => visitTokens(text as string, (g.chance(0.05) ? g.pick([null, 3, 'visit', {}]) : (start: number, end: number) => visited.push({ start, end })) as never));
+    expect(visited.length === tokens.length && visited.every((span, index) => span.start === tokens[index]!.start && span.end === tokens[index]!.end), 'visitTokens and tokenize disagree');
   }, 2),
   target('text.words', async (g, c) => {
     await c.call(() => words(g.text() as string));
@@ -82,6 +86,14 @@ export const textTargets: FuzzTarget[] = [
     const tokens = await c.call(() => analyzer.analyzeTokens(text as string));
     expect(tokens.length === terms.length, 'analyzeTokens and analyze disagree on the number of terms');
     expectOffsets(text as string, tokens.map((token) => token.token), 'Analyzer.analyzeTokens');
+    const visitedTerms: string[] = [];
+    await c.call(() =>
+      analyzer.forEachTokenTerms(text as string, (_word, _start, _end, _script, found) => {
+        if (typeof found === 'string') visitedTerms.push(found);
+        else if (found !== null) visitedTerms.push(...found);
+      }),
+    );
+    expect(visitedTerms.length === terms.length && visitedTerms.every((term, index) => term === terms[index]), 'forEachTokenTerms and analyze disagree');
     await c.call(() => resolveAnalyzerOptions(options as never));
   }, 2),
   target('text.splitSentences', async (g, c) => {
@@ -92,7 +104,10 @@ export const textTargets: FuzzTarget[] = [
   target('text.truncateAtWordBoundary', async (g, c) => {
     const text = g.text();
     const budget = g.number(0, 3000);
-    const counter = g.pick([charCounter, wordCounter, undefined]);
+    // A counter in characters that is not charCounter itself takes the interpolation search: a
+    // frame of 7 around any non-empty text (as a context around a chunk; nothing costs nothing).
+    const framedChars = Object.assign((piece: string) => (piece === '' ? 0 : 7 + charCounter(piece)), { unit: 'chars' });
+    const counter = g.pick([charCounter, wordCounter, framedChars, undefined]);
     const options = g.chance(0.3) ? g.options({ ellipsis: () => g.pick(['', '…', '...', ' [cut]', g.hostile()]) }) : undefined;
     const cut = await c.call(() => truncateAtWordBoundary(text as string, budget as number, counter, options as never));
     expectWithinBudget(cut, budget, counter ?? charCounter, 'truncateAtWordBoundary');
