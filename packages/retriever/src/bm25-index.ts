@@ -21,8 +21,9 @@ import {
   segmentBytes,
   type MainSegment,
 } from './postings.js';
-import { SearchScratch, searchSegments, type QueryTerm } from './pruning.js';
-import { computeBlockImpacts, fillNorms, inverseDocumentFrequency, lengthNormalization, type Bm25Parameters, type BlockImpacts } from './scoring.js';
+import { SearchScratch, matchMask, searchSegments, type QueryTerm, type SearchInput } from './pruning.js';
+import { LengthClasses } from './length-classes.js';
+import { computeBlockImpacts, inverseDocumentFrequency, lengthNormalization, type Bm25Parameters, type BlockImpacts } from './scoring.js';
 
 export type { Bm25Parameters } from './scoring.js';
 
@@ -162,17 +163,11 @@ export class Bm25Index {
   // Scratch state reused by every search and write (both are synchronous, so never shared).
   private readonly scratch = new SearchScratch();
   private heap: TopK | undefined;
-  /** Match mask per ordinal, written for the chunks a search offers its heap. */
-  private hitMasks: Uint32Array = new Uint32Array(0);
   private termCounts: Uint32Array = new Uint32Array(0);
   private scratchTermIds: Uint32Array = new Uint32Array(256);
   private scratchFrequencies: Uint32Array = new Uint32Array(256);
-  /** Length normalisation per ordinal for the parameters and version below (see lengthNorms). */
-  private norms: Float64Array = new Float64Array(0);
-  private normsVersion = -1;
-  private normsK1 = Number.NaN;
-  private normsB = Number.NaN;
-  private normsTitleWeight = Number.NaN;
+  /** Length class per ordinal and the length normalisation per class (see `length-classes.ts`). */
+  private readonly lengthClasses: LengthClasses;
   private codeFrequencies: Float64Array = frequencyTable(1);
   private codeTitleWeight = 1;
   /** Live document frequencies of terms, valid for `liveCountsVersion` (only read while tombstones exist). */
@@ -192,9 +187,12 @@ export class Bm25Index {
      * `pruning: false` scores every posting of every term (a reference for tests and measurements).
      * `parameters`: the BM25 parameters searches will use, when known — the main segment then keeps
      * exact per-block bounds for them (tighter than the parameter-free ones, so pruning skips more).
+     * `lengthClasses`: most length classes (tests of chunks past it; see `length-classes.ts`).
      */
-    private readonly searchOptions: { pruning: boolean; parameters?: Bm25Parameters } = { pruning: true },
-  ) {}
+    private readonly searchOptions: { pruning: boolean; parameters?: Bm25Parameters; lengthClasses?: number } = { pruning: true },
+  ) {
+    this.lengthClasses = new LengthClasses(searchOptions.lengthClasses);
+  }
 
   /** Number of live chunks. */
   get size(): number {
@@ -421,35 +419,31 @@ export class Bm25Index {
     terms.sort((a, b) => b.weight - a.weight);
     for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) terms[index]!.bit = 1 << index;
     const normalization = lengthNormalization(parameters, averageLength);
-    const norms = this.lengthNorms(parameters, averageLength);
     if (this.codeTitleWeight !== titleWeight) {
       this.codeFrequencies = frequencyTable(titleWeight);
       this.codeTitleWeight = titleWeight;
     }
     const heap = this.topK(Math.min(k, this.live));
     const chunks = this.chunks;
-    this.hitMasks = growUint32(this.hitMasks, this.slots);
-    const hitMasks = this.hitMasks;
-    searchSegments(
-      {
-        segment: this.main,
-        mainSlots: this.mainSlots,
-        slots: this.slots,
-        dead: this.dead,
-        checkDead: this.tombstones > 0,
-        norms,
-        frequencies: this.codeFrequencies,
-        titleWeight,
-        normalization,
-        heap,
-        impacts: this.impactsFor(parameters, averageLength),
-        accept: accept ? (ordinal) => accept(chunks[ordinal]!) : undefined,
-        prune: this.searchOptions.pruning,
-      },
-      terms,
-      this.scratch,
-      hitMasks,
-    );
+    const input: SearchInput = {
+      segment: this.main,
+      mainSlots: this.mainSlots,
+      slots: this.slots,
+      dead: this.dead,
+      checkDead: this.tombstones > 0,
+      lengthClasses: this.lengthClasses.ids,
+      classNorms: this.lengthClasses.normsFor(titleWeight, normalization),
+      textLengths: this.textLengths,
+      titleLengths: this.titleLengths,
+      frequencies: this.codeFrequencies,
+      titleWeight,
+      normalization,
+      heap,
+      impacts: this.impactsFor(parameters, averageLength),
+      accept: accept ? (ordinal) => accept(chunks[ordinal]!) : undefined,
+      prune: this.searchOptions.pruning,
+    };
+    searchSegments(input, terms, this.scratch);
     const checked: string[] = absent;
     for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) checked.push(terms[index]!.term);
     Object.freeze(checked);
@@ -458,7 +452,7 @@ export class Bm25Index {
     const hits: H[] = new Array(items.length);
     for (let rank = 0; rank < items.length; rank++) {
       const ordinal = items[rank]!;
-      const mask = hitMasks[ordinal]!;
+      const mask = matchMask(input, terms, ordinal);
       let matched = byMask.get(mask);
       if (!matched) {
         const list: string[] = [];
@@ -488,22 +482,6 @@ export class Bm25Index {
     }
     heap.clear();
     return heap;
-  }
-
-  /**
-   * `k1·(1 − b + b·len/avglen)` per chunk ordinal, recomputed only after a write or a parameter
-   * change, so scoring a posting reads one array instead of two.
-   */
-  private lengthNorms(parameters: Bm25Parameters, averageLength: number): Float64Array {
-    const { k1, b, titleWeight } = parameters;
-    if (this.normsVersion === this.version && this.normsK1 === k1 && this.normsB === b && this.normsTitleWeight === titleWeight && this.norms.length >= this.slots) return this.norms;
-    this.norms = growFloat64(this.norms, this.slots);
-    fillNorms(this.norms, this.slots, this.textLengths, this.titleLengths, titleWeight, lengthNormalization(parameters, averageLength));
-    this.normsVersion = this.version;
-    this.normsK1 = k1;
-    this.normsB = b;
-    this.normsTitleWeight = titleWeight;
-    return this.norms;
   }
 
   /** Merges the delta into the main segment, drops tombstones and unused terms, renumbers chunks. */
@@ -599,6 +577,7 @@ export class Bm25Index {
       for (let termId = 0; termId < newTerms.length; termId++) this.dictionary.set(newTerms[termId]!, termId);
     }
     this.main = encodePackedSegment(newTerms.length, offsets, postingChunks, postingFrequencies, textLengths, titleLengths);
+    this.lengthClasses.renumber(liveOrdinals);
     this.mainSlots = count;
     this.delta = new Map();
     this.deltaPostings = 0;
@@ -659,6 +638,7 @@ export class Bm25Index {
       this.dead[ordinal] = 0;
       this.ordinalById.set(chunk.id, ordinal);
       this.linkDocument(chunk.docId, ordinal);
+      this.lengthClasses.set(ordinal, snapshot.textLengths[ordinal]!, snapshot.titleLengths[ordinal]!);
       this.totalTextLength += snapshot.textLengths[ordinal]!;
       this.totalTitleLength += snapshot.titleLengths[ordinal]!;
     }
@@ -683,17 +663,14 @@ export class Bm25Index {
       this.sequence.byteLength +
       this.dead.byteLength +
       this.nextInDocument.byteLength +
-      this.norms.byteLength +
+      this.lengthClasses.bytes() +
       this.termCounts.byteLength +
       this.scratchTermIds.byteLength +
       this.scratchFrequencies.byteLength +
-      this.hitMasks.byteLength +
       (this.impacts?.values.byteLength ?? 0) +
       scratch.accumulator.byteLength +
-      scratch.masks.byteLength +
       scratch.touched.byteLength +
       scratch.deltaAccumulator.byteLength +
-      scratch.deltaMasks.byteLength +
       scratch.deltaTouched.byteLength;
     return {
       chunks: this.live,
@@ -728,8 +705,7 @@ export class Bm25Index {
     this.nextSequence = 0;
     this.totalTextLength = 0;
     this.totalTitleLength = 0;
-    this.norms = new Float64Array(0);
-    this.normsVersion = -1;
+    this.lengthClasses.clear();
   }
 
   /** Live postings of one term (all of them when nothing was removed), cached per version. */
@@ -776,6 +752,7 @@ export class Bm25Index {
     this.sequence = growFloat64(this.sequence, minimum);
     this.dead = growUint8(this.dead, minimum);
     this.nextInDocument = growInt32(this.nextInDocument, minimum);
+    this.lengthClasses.reserve(minimum);
   }
 
   private appendSlot(entry: AnalyzedChunk, order: number): number {
@@ -784,6 +761,7 @@ export class Bm25Index {
     const { chunk } = entry;
     this.textLengths[ordinal] = entry.textTerms.length;
     this.titleLengths[ordinal] = entry.titleTerms.length;
+    this.lengthClasses.set(ordinal, entry.textTerms.length, entry.titleTerms.length);
     this.sequence[ordinal] = order;
     this.dead[ordinal] = 0;
     this.chunks[ordinal] = chunk;

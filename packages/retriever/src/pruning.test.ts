@@ -51,25 +51,25 @@ function naiveTopK(live: readonly ReferenceChunk[], query: readonly WeightedTerm
   terms.sort((x, y) => y.weight - x.weight);
   const lengthFree = k1 * (1 - b);
   const lengthScale = (k1 * b) / averageLength;
-  const scored: Array<{ chunk: DocumentChunk; score: number; order: number }> = [];
+  const scored: Array<{ chunk: DocumentChunk; score: number; order: number; matched: string[] }> = [];
   for (const chunk of live) {
     const norm = lengthFree + lengthScale * (chunk.textLength + titleWeight * chunk.titleLength);
     let score = 0;
-    let matched = false;
+    const matched: string[] = [];
     for (const term of terms) {
       const count = chunk.counts.get(term.term);
       if (!count) continue;
       const frequency = count.text + titleWeight * count.title;
       if (!(frequency > 0)) continue;
       score += (term.weight * frequency) / (frequency + norm);
-      matched = true;
+      matched.push(term.term);
     }
-    if (matched && (!accept || accept(chunk.chunk))) scored.push({ chunk: chunk.chunk, score, order: chunk.order });
+    if (matched.length > 0 && (!accept || accept(chunk.chunk))) scored.push({ chunk: chunk.chunk, score, order: chunk.order, matched });
   }
   return scored
     .sort((x, y) => y.score - x.score || x.order - y.order)
     .slice(0, k)
-    .map(({ chunk, score }) => ({ id: chunk.id, score }));
+    .map(({ chunk, score, matched }) => ({ id: chunk.id, score, matched }));
 }
 
 /** A corpus with a Zipf-like vocabulary: common terms get long, many-block lists; rare ones short. */
@@ -87,7 +87,7 @@ function randomCorpus(seed: number, size: number, vocabulary: number, options: {
 }
 
 function hitsOf(index: Bm25Index, query: WeightedTerm[], k: number, parameters: Bm25Parameters, accept?: (chunk: DocumentChunk) => boolean) {
-  return index.search(query, k, parameters, accept).hits.map(({ chunk, score }) => ({ id: chunk.id, score }));
+  return index.search(query, k, parameters, accept).hits.map(({ chunk, score, matched }) => ({ id: chunk.id, score, matched: [...matched] }));
 }
 
 const queryArbitrary = (vocabulary: number) =>
@@ -100,7 +100,7 @@ const queryArbitrary = (vocabulary: number) =>
   ).map((terms) => [...new Map(terms.map((term) => [term.term, term])).values()]);
 
 describe('Bm25Index: block-max pruning equals exhaustive scoring (property)', () => {
-  it('on random corpora, queries, k, parameters, filters and writes: same ids, order and scores as a naive BM25', () => {
+  it('on random corpora, queries, k, parameters, filters and writes: same ids, order, scores and matched terms as a naive BM25', () => {
     fc.assert(
       fc.property(
         fc.record({
@@ -116,9 +116,11 @@ describe('Bm25Index: block-max pruning equals exhaustive scoring (property)', ()
         fc.record({ k1: fc.constantFrom(0, 0.9, 1.2, 2), b: fc.constantFrom(0, 0.4, 0.75, 1), titleWeight: fc.constantFrom(0, 1, 2.5) }),
         fc.array(fc.tuple(queryArbitrary(3000), fc.constantFrom(1, 3, 10, 30, 100), fc.boolean()), { minLength: 1, maxLength: 4 }),
         fc.boolean(),
-        (corpus, parameters, queries, knownParameters) => {
+        // Few length classes: chunks past them take the unclassed path (norm from their lengths).
+        fc.constantFrom(undefined, 1, 4),
+        (corpus, parameters, queries, knownParameters, lengthClasses) => {
           const entries = randomCorpus(corpus.seed, corpus.size + corpus.added, corpus.vocabulary, corpus);
-          const index = new Bm25Index(undefined, { pruning: true, ...(knownParameters ? { parameters } : {}) });
+          const index = new Bm25Index(undefined, { pruning: true, ...(knownParameters ? { parameters } : {}), ...(lengthClasses !== undefined ? { lengthClasses } : {}) });
           index.rebuild(entries.slice(0, corpus.size));
           // Writes after the build: a delta segment, tombstones and a changed average length.
           if (corpus.added > 0) index.add(entries.slice(corpus.size));

@@ -1,5 +1,6 @@
 import type { TopK } from '@zerda/types';
-import { exceptionAt, packedFrequency, type MainSegment, type PostingList } from './postings.js';
+import { exceptionAt, packedAt, packedFrequency, type MainSegment, type PostingList } from './postings.js';
+import { UNCLASSED } from './length-classes.js';
 import { SAFETY, contributionBound, type LengthNormalization } from './scoring.js';
 
 /**
@@ -27,8 +28,11 @@ import { SAFETY, contributionBound, type LengthNormalization } from './scoring.j
 
 /** Chunks per window: big enough to amortise a window's bookkeeping, small enough to stay in cache. */
 export const WINDOW_BITS = 12;
-export const STATS = { windows: 0, skipped: 0, scored: 0, probes: 0, candidates: 0, pruned: 0, queries: 0, essential: 0 };
 export const WINDOW = 1 << WINDOW_BITS;
+/** Larger than any offset inside a block (offsets are 16-bit): "read the block to its end". */
+const WINDOW_SPAN = 0x10000;
+/** A galloping probe costs about this many postings read in sequence. */
+const PROBE_COST = 8;
 
 /** A query term resolved against the index, in query-term order (highest weight first). */
 export interface QueryTerm {
@@ -53,8 +57,12 @@ export interface SearchInput {
   dead: Uint8Array;
   /** Whether any chunk is tombstoned (else `dead` is not read). */
   checkDead: boolean;
-  /** Length normalisation per ordinal. */
-  norms: Float64Array;
+  /** Length class per ordinal, and the length normalisation per class (see `length-classes.ts`). */
+  lengthClasses: Uint16Array;
+  classNorms: Float64Array;
+  /** Lengths per ordinal: the norm of an {@link UNCLASSED} chunk is computed from them. */
+  textLengths: Uint32Array;
+  titleLengths: Uint32Array;
   /** Term frequency per frequency code (see `frequencyTable`). */
   frequencies: Float64Array;
   titleWeight: number;
@@ -72,20 +80,23 @@ export interface SearchInput {
 /** Reused buffers (searches are synchronous, so one set per index is never shared). */
 export class SearchScratch {
   accumulator = new Float64Array(WINDOW);
-  masks = new Int32Array(WINDOW);
   touched = new Int32Array(WINDOW >>> 5);
-  order = new Int32Array(WINDOW);
+  /** Slots of the window's surviving chunks, in ordinal order, while they are being completed. */
+  candidates = new Int32Array(WINDOW);
   blocks = new Uint32Array(16);
   positions = new Uint32Array(16);
   blockEnds = new Uint32Array(16);
   weights = new Float64Array(16);
-  bits = new Int32Array(16);
   bounds = new Float64Array(17);
-  candidateBounds = new Float64Array(16);
   suffix = new Float64Array(17);
+  /** Postings a term has in a window, on average. */
+  windowPostings = new Float64Array(16);
   deltaAccumulator = new Float64Array(0);
-  deltaMasks = new Uint32Array(0);
   deltaTouched = new Uint32Array(0);
+  /** θ: what a chunk must reach to enter the full heap (0 until it is full, or without pruning). */
+  threshold = 0;
+  /** The weakest kept score once the heap is full (-Infinity before). */
+  weakest = -Infinity;
 
   reserveTerms(count: number): void {
     if (this.blocks.length >= count) return;
@@ -94,37 +105,96 @@ export class SearchScratch {
     this.positions = new Uint32Array(size);
     this.blockEnds = new Uint32Array(size);
     this.weights = new Float64Array(size);
-    this.bits = new Int32Array(size);
     this.bounds = new Float64Array(size + 1);
-    this.candidateBounds = new Float64Array(size);
     this.suffix = new Float64Array(size + 1);
+    this.windowPostings = new Float64Array(size);
   }
 
   reserveDelta(count: number): void {
     if (this.deltaAccumulator.length >= count) return;
     const size = Math.max(count, this.deltaAccumulator.length * 2, 64);
     this.deltaAccumulator = new Float64Array(size);
-    this.deltaMasks = new Uint32Array(size);
     this.deltaTouched = new Uint32Array(size);
   }
 }
 
 /**
- * Offers every chunk that could be in the top k to `input.heap` (see the module comment) and writes
- * the match mask of each chunk it pushes into `hitMasks[ordinal]` (bit i: the chunk contains
- * `terms[i]`); entries of chunks not pushed are left as they were.
+ * Offers every chunk that could be in the top k to `input.heap` (see the module comment). Which
+ * query terms a kept chunk contains is asked afterwards, of the few chunks kept
+ * ({@link matchMask}), so the hot loops carry no per-posting bookkeeping for it.
  */
-export function searchSegments(input: SearchInput, terms: readonly QueryTerm[], scratch: SearchScratch, hitMasks: Uint32Array): void {
-  if (input.slots > input.mainSlots && terms.some((term) => term.list !== undefined)) searchDelta(input, terms, scratch, hitMasks);
-  if (input.mainSlots > 0 && terms.some((term) => term.blockEnd > term.blockStart)) searchMain(input, terms, scratch, hitMasks);
+export function searchSegments(input: SearchInput, terms: readonly QueryTerm[], scratch: SearchScratch): void {
+  if (input.slots > input.mainSlots && terms.some((term) => term.list !== undefined)) searchDelta(input, terms, scratch);
+  if (input.mainSlots > 0 && terms.some((term) => term.blockEnd > term.blockStart)) searchMain(input, terms, scratch);
+}
+
+/**
+ * The match mask of a chunk: bit i set when the chunk contains `terms[i]` with a non-zero term
+ * frequency (bits only for terms that have one). Binary searches, for the chunks a search keeps.
+ */
+export function matchMask(input: SearchInput, terms: readonly QueryTerm[], ordinal: number): number {
+  let mask = 0;
+  for (const term of terms) {
+    if (term.bit === 0) continue;
+    const packed = ordinal < input.mainSlots ? mainPacked(input.segment, term, ordinal) : deltaPacked(term.list, ordinal);
+    if (packed !== 0 && packedFrequency(packed, input.titleWeight) > 0) mask |= term.bit;
+  }
+  return mask;
+}
+
+/** The packed frequency of `term` in main-segment chunk `ordinal`, 0 when it has no posting there. */
+function mainPacked(segment: MainSegment, term: QueryTerm, ordinal: number): number {
+  const { blockLasts: lasts, blockBases: bases, blockStarts: starts, chunkOffsets: offsets } = segment;
+  // The first block whose last ordinal is >= ordinal.
+  let low = term.blockStart;
+  let high = term.blockEnd;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (lasts[middle]! < ordinal) low = middle + 1;
+    else high = middle;
+  }
+  if (low === term.blockEnd || bases[low]! > ordinal) return 0;
+  const target = ordinal - bases[low]!;
+  let first = starts[low]!;
+  let last = starts[low + 1]!;
+  while (first < last) {
+    const middle = (first + last) >>> 1;
+    if (offsets[middle]! < target) first = middle + 1;
+    else last = middle;
+  }
+  return first < starts[low + 1]! && offsets[first] === target ? packedAt(segment, first) : 0;
+}
+
+/** The packed frequency of a delta list's posting for `ordinal` (lists are in ordinal order), 0 when none. */
+function deltaPacked(list: PostingList | undefined, ordinal: number): number {
+  if (!list) return 0;
+  const chunks = list.chunks;
+  let low = 0;
+  let high = list.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (chunks[middle]! < ordinal) low = middle + 1;
+    else high = middle;
+  }
+  return low < list.length && chunks[low] === ordinal ? list.frequencies[low]! : 0;
+}
+
+/**
+ * The length normalisation of chunk `ordinal`: its class's, or — for an unclassed chunk — computed
+ * by the same expression from its lengths.
+ */
+function normOf(input: SearchInput, ordinal: number): number {
+  const lengthClass = input.lengthClasses[ordinal]!;
+  if (lengthClass !== UNCLASSED) return input.classNorms[lengthClass]!;
+  const { lengthFree, lengthScale } = input.normalization;
+  return lengthFree + lengthScale * (input.textLengths[ordinal]! + input.titleWeight * input.titleLengths[ordinal]!);
 }
 
 /** Scores the delta segment exhaustively, term at a time. */
-function searchDelta(input: SearchInput, terms: readonly QueryTerm[], scratch: SearchScratch, hitMasks: Uint32Array): void {
-  const { mainSlots, dead, checkDead, norms, titleWeight, heap, accept } = input;
+function searchDelta(input: SearchInput, terms: readonly QueryTerm[], scratch: SearchScratch): void {
+  const { mainSlots, dead, checkDead, titleWeight, heap, accept } = input;
   scratch.reserveDelta(input.slots - mainSlots);
   const accumulator = scratch.deltaAccumulator;
-  const masks = scratch.deltaMasks;
   const touched = scratch.deltaTouched;
   let touchedCount = 0;
   for (const term of terms) {
@@ -132,7 +202,6 @@ function searchDelta(input: SearchInput, terms: readonly QueryTerm[], scratch: S
     if (!list) continue;
     const { chunks, frequencies, length } = list;
     const weight = term.weight;
-    const bit = term.bit;
     for (let index = 0; index < length; index++) {
       const ordinal = chunks[index]!;
       if (checkDead && dead[ordinal] !== 0) continue;
@@ -140,8 +209,7 @@ function searchDelta(input: SearchInput, terms: readonly QueryTerm[], scratch: S
       if (!(frequency > 0)) continue;
       const slot = ordinal - mainSlots;
       if (accumulator[slot] === 0) touched[touchedCount++] = slot;
-      accumulator[slot]! += (weight * frequency) / (frequency + norms[ordinal]!);
-      masks[slot]! |= bit;
+      accumulator[slot]! += (weight * frequency) / (frequency + normOf(input, ordinal));
     }
   }
   try {
@@ -151,127 +219,280 @@ function searchDelta(input: SearchInput, terms: readonly QueryTerm[], scratch: S
       const score = accumulator[slot]!;
       if (!heap.admits(score, ordinal) || (accept && !accept(ordinal))) continue;
       heap.push(score, ordinal);
-      hitMasks[ordinal] = masks[slot]!;
     }
   } finally {
     // Leave the scratch clean, also when `accept` threw.
-    for (let index = 0; index < touchedCount; index++) {
-      const slot = touched[index]!;
-      accumulator[slot] = 0;
-      masks[slot] = 0;
-    }
+    for (let index = 0; index < touchedCount; index++) accumulator[touched[index]!] = 0;
   }
 }
 
-/** Block-max MaxScore over the main segment, window by window. No closures: this is the hot loop. */
-function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: SearchScratch, hitMasks: Uint32Array): void {
-  const { segment, mainSlots, dead, checkDead, norms, frequencies, titleWeight, normalization, heap, accept, prune, impacts } = input;
-  const { blockStarts: starts, blockBases: bases, blockLasts: lasts, chunkOffsets: offsets, codes } = segment;
-  const { blockMaxText, blockMaxTitle, blockMinTextLength, blockMinTitleLength } = segment;
+/** Block-max MaxScore over the main segment, window by window (see the module comment). */
+function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: SearchScratch): void {
+  const { segment, mainSlots, heap, prune } = input;
   const count = terms.length;
   scratch.reserveTerms(count);
-  const { accumulator, masks, touched, order, blocks, positions, bounds, suffix, weights, blockEnds, bits, candidateBounds } = scratch;
+  const { blocks, positions, weights, blockEnds, windowPostings } = scratch;
   for (let index = 0; index < count; index++) {
     const term = terms[index]!;
     blocks[index] = term.blockStart;
     blockEnds[index] = term.blockEnd;
-    positions[index] = term.blockStart < term.blockEnd ? starts[term.blockStart]! : 0;
+    positions[index] = term.blockStart < term.blockEnd ? segment.blockStarts[term.blockStart]! : 0;
     weights[index] = term.weight;
-    bits[index] = term.bit;
+    const postings = term.blockStart < term.blockEnd ? segment.blockStarts[term.blockEnd]! - segment.blockStarts[term.blockStart]! : 0;
+    windowPostings[index] = (postings * WINDOW) / mainSlots;
   }
-  const capacity = heap.capacity;
-  let threshold = prune && heap.length === capacity ? heap.weakestRank()! : 0;
-  // The weakest kept score once the heap is full: anything strictly below it is rejected here, without a call.
-  let weakest = heap.length === capacity ? heap.weakestRank()! : -Infinity;
-
+  const full = heap.length === heap.capacity;
+  scratch.threshold = prune && full ? heap.weakestRank()! : 0;
+  scratch.weakest = full ? heap.weakestRank()! : -Infinity;
   for (let low = 0; low < mainSlots; low += WINDOW) {
     const high = Math.min(low + WINDOW, mainSlots);
-    let essential = count;
-    if (threshold > 0) {
-      for (let index = 0; index < count; index++) {
-        const blockEnd = blockEnds[index]!;
-        const weight = weights[index]!;
-        let block = blocks[index]!;
-        while (block < blockEnd && lasts[block]! < low) block++;
-        blocks[index] = block;
-        let bound = 0;
-        for (let at = block; at < blockEnd && bases[at]! < high; at++) {
-          const value = impacts ? weight * impacts[at]! : contributionBound(weight, blockMaxText[at]!, blockMaxTitle[at]!, blockMinTextLength[at]!, blockMinTitleLength[at]!, titleWeight, normalization);
-          if (value > bound) bound = value;
-        }
-        bounds[index] = bound;
-      }
-      suffix[count] = 0;
-      for (let index = count - 1; index >= 0; index--) suffix[index] = suffix[index + 1]! + bounds[index]!;
-      if (suffix[0]! * SAFETY < threshold) continue;
-      while (essential > 0 && suffix[essential - 1]! * SAFETY < threshold) essential--;
-    }
+    const essential = scratch.threshold > 0 ? essentialTerms(input, scratch, count, low, high) : count;
+    if (essential < 0) continue;
+    for (let index = 0; index < essential; index++) scoreTerm(input, scratch, index, low, high, index === essential - 1 && essential < count ? MARK_ABOVE : MARK);
+    offerWindow(input, scratch, essential, count, low, high);
+  }
+}
 
-    // Essential terms: score every posting in the window, term at a time. When every term is
-    // essential no chunk needs completing, so the touched chunks are listed in first-touch order
-    // (the highest-weighted term's first: strong chunks fill the heap early, fewer replacements).
-    const listed = essential === count;
-    let orderCount = 0;
-    for (let index = 0; index < essential; index++) {
-      const blockEnd = blockEnds[index]!;
-      const weight = weights[index]!;
-      const bit = bits[index]!;
-      let block = blocks[index]!;
-      while (block < blockEnd && lasts[block]! < low) block++;
-      let position = positions[index]!;
-      for (; block < blockEnd; block++) {
-        const base = bases[block]!;
-        if (base >= high) break;
-        const end = starts[block + 1]!;
-        if (position < starts[block]!) position = starts[block]!;
-        for (; position < end; position++) {
-          const ordinal = base + offsets[position]!;
-          if (ordinal >= high) break;
-          if (ordinal < low || (checkDead && dead[ordinal] !== 0)) continue;
-          const code = codes[position]!;
-          const frequency = code !== 0 ? frequencies[code]! : packedFrequency(exceptionAt(segment, position), titleWeight);
-          if (!(frequency > 0)) continue;
-          const slot = ordinal - low;
-          if (listed && accumulator[slot] === 0) order[orderCount++] = slot;
-          accumulator[slot]! += (weight * frequency) / (frequency + norms[ordinal]!);
-          masks[slot]! |= bit;
-          if (!listed) touched[slot >>> 5]! |= 1 << (slot & 31);
-        }
-        if (position < end) break;
-      }
-      blocks[index] = block;
-      positions[index] = position;
+/**
+ * Bounds each term's contribution in the window `[low, high)` from its blocks there, and returns how
+ * many terms (a prefix) are essential, or -1 when the whole window cannot beat θ.
+ */
+function essentialTerms(input: SearchInput, scratch: SearchScratch, count: number, low: number, high: number): number {
+  const { segment, impacts, titleWeight, normalization } = input;
+  const { blockBases: bases, blockLasts: lasts, blockMaxText, blockMaxTitle, blockMinTextLength, blockMinTitleLength } = segment;
+  const { blocks, blockEnds, weights, bounds, suffix, threshold } = scratch;
+  for (let index = 0; index < count; index++) {
+    const blockEnd = blockEnds[index]!;
+    const weight = weights[index]!;
+    let block = blocks[index]!;
+    while (block < blockEnd && lasts[block]! < low) block++;
+    blocks[index] = block;
+    let bound = 0;
+    for (let at = block; at < blockEnd && bases[at]! < high; at++) {
+      const value = impacts ? weight * impacts[at]! : contributionBound(weight, blockMaxText[at]!, blockMaxTitle[at]!, blockMinTextLength[at]!, blockMinTitleLength[at]!, titleWeight, normalization);
+      if (value > bound) bound = value;
     }
+    bounds[index] = bound;
+  }
+  suffix[count] = 0;
+  for (let index = count - 1; index >= 0; index--) suffix[index] = suffix[index + 1]! + bounds[index]!;
+  if (suffix[0]! * SAFETY < threshold) return -1;
+  let essential = count;
+  while (essential > 0 && suffix[essential - 1]! * SAFETY < threshold) essential--;
+  return essential;
+}
 
-    let failure: unknown;
-    for (let index = 0; index < orderCount; index++) {
-      const slot = order[index]!;
-      const score = accumulator[slot]!;
-      const mask = masks[slot]!;
+/** How {@link scoreTerm} treats the window's chunks. */
+const MARK = 0;
+/** As MARK, but a chunk not yet marked is left out when this term's contribution plus the bounds of the terms after it cannot reach θ (the last essential term: nothing else adds to it before it is checked). */
+const MARK_ABOVE = 1;
+/** Adds to the chunks already marked only. */
+const ADD_MARKED = 2;
+
+/** Adds term `index`'s contribution to the chunks of the window it occurs in (see the modes above). */
+function scoreTerm(input: SearchInput, scratch: SearchScratch, index: number, low: number, high: number, mode: number): void {
+  const { segment, dead, checkDead, frequencies, titleWeight, lengthClasses, classNorms } = input;
+  const { blockStarts: starts, blockBases: bases, blockLasts: lasts, chunkOffsets: offsets, codes } = segment;
+  const { accumulator, touched, blocks, positions } = scratch;
+  const blockEnd = scratch.blockEnds[index]!;
+  const weight = scratch.weights[index]!;
+  let block = blocks[index]!;
+  while (block < blockEnd && lasts[block]! < low) block++;
+  let position = positions[index]!;
+  if (block < blockEnd) {
+    if (position < starts[block]!) position = starts[block]!;
+    // Only the first block can start below the window (its last ordinal is inside or beyond).
+    const base = bases[block]!;
+    if (base < low) {
+      const target = low - base;
+      while (offsets[position]! < target) position++;
+    }
+  }
+  for (; block < blockEnd; block++) {
+    const base = bases[block]!;
+    if (base >= high) break;
+    const end = starts[block + 1]!;
+    if (position < starts[block]!) position = starts[block]!;
+    // A block that ends inside the window is read to its end; one that goes on, to the window's end.
+    const limit = lasts[block]! < high ? WINDOW_SPAN : high - base;
+    if (mode === ADD_MARKED) {
+      // Marked chunks are live, so no tombstone check.
+      for (; position < end; position++) {
+        const offset = offsets[position]!;
+        if (offset >= limit) break;
+        const slot = base + offset - low;
+        if ((touched[slot >>> 5]! & (1 << (slot & 31))) === 0) continue;
+        const code = codes[position]!;
+        const frequency = code !== 0 ? frequencies[code]! : packedFrequency(exceptionAt(segment, position), titleWeight);
+        if (!(frequency > 0)) continue;
+        const lengthClass = lengthClasses[base + offset]!;
+        const norm = lengthClass !== UNCLASSED ? classNorms[lengthClass]! : normOf(input, base + offset);
+        accumulator[slot]! += (weight * frequency) / (frequency + norm);
+      }
+    } else {
+      const rest = mode === MARK_ABOVE ? scratch.suffix[index + 1]! : Infinity;
+      const threshold = scratch.threshold;
+      for (; position < end; position++) {
+        const offset = offsets[position]!;
+        if (offset >= limit) break;
+        const ordinal = base + offset;
+        if (checkDead && dead[ordinal] !== 0) continue;
+        const code = codes[position]!;
+        const frequency = code !== 0 ? frequencies[code]! : packedFrequency(exceptionAt(segment, position), titleWeight);
+        if (!(frequency > 0)) continue;
+        const slot = ordinal - low;
+        const lengthClass = lengthClasses[ordinal]!;
+        const norm = lengthClass !== UNCLASSED ? classNorms[lengthClass]! : normOf(input, ordinal);
+        const contribution = (weight * frequency) / (frequency + norm);
+        const word = slot >>> 5;
+        const bit = 1 << (slot & 31);
+        if ((touched[word]! & bit) === 0) {
+          if ((contribution + rest) * SAFETY < threshold) continue;
+          touched[word]! |= bit;
+        }
+        accumulator[slot]! += contribution;
+      }
+    }
+    if (position < end) break;
+  }
+  blocks[index] = block;
+  positions[index] = position;
+}
+
+/**
+ * Completes the chunks the essential terms touched in the window with the other terms, term at a
+ * time in query-term order (so every score adds its terms in the exhaustive order), dropping a chunk
+ * as soon as its score plus the window bounds of the terms still to come cannot reach θ. A term is
+ * read sequentially over the window, or — when few chunks are left for its postings there — probed
+ * per chunk by galloping. Returns how many chunks survive, listed in ordinal order in
+ * `scratch.candidates` (still marked; every other chunk of the window is cleared).
+ */
+function completeWindow(input: SearchInput, scratch: SearchScratch, essential: number, count: number, low: number, high: number): number {
+  const { accumulator, touched, candidates, suffix, windowPostings } = scratch;
+  const threshold = scratch.threshold;
+  // List the touched chunks that can still reach θ; clear the others.
+  let alive = 0;
+  const first = suffix[essential]!;
+  const words = (high - low + 31) >>> 5;
+  for (let word = 0; word < words; word++) {
+    let wordBits = touched[word]!;
+    if (wordBits === 0) continue;
+    let kept = wordBits;
+    while (wordBits !== 0) {
+      const lowest = wordBits & -wordBits;
+      wordBits ^= lowest;
+      const slot = (word << 5) | (31 - Math.clz32(lowest));
+      if ((accumulator[slot]! + first) * SAFETY < threshold) {
+        accumulator[slot] = 0;
+        kept ^= lowest;
+      } else {
+        candidates[alive++] = slot;
+      }
+    }
+    touched[word] = kept;
+  }
+  for (let index = essential; index < count && alive > 0; index++) {
+    const rest = suffix[index + 1]!;
+    if (alive * PROBE_COST < windowPostings[index]!) {
+      alive = probeTerm(input, scratch, index, low, alive, rest);
+      continue;
+    }
+    scoreTerm(input, scratch, index, low, high, ADD_MARKED);
+    // Keep the chunks that can still reach θ.
+    let kept = 0;
+    for (let at = 0; at < alive; at++) {
+      const slot = candidates[at]!;
+      if ((accumulator[slot]! + rest) * SAFETY < threshold) {
+        accumulator[slot] = 0;
+        touched[slot >>> 5]! &= ~(1 << (slot & 31));
+      } else {
+        candidates[kept++] = slot;
+      }
+    }
+    alive = kept;
+  }
+  return alive;
+}
+
+/**
+ * Adds term `index`'s contribution to each of the first `alive` listed chunks, finding its posting by
+ * galloping, and keeps listed (and marked) only those that can still reach θ with `rest` to come.
+ * Returns how many are kept.
+ */
+function probeTerm(input: SearchInput, scratch: SearchScratch, index: number, low: number, alive: number, rest: number): number {
+  const { segment, frequencies, titleWeight } = input;
+  const { blockStarts: starts, blockBases: bases, blockLasts: lasts, chunkOffsets: offsets, codes } = segment;
+  const { accumulator, candidates, touched, threshold } = scratch;
+  const blockEnd = scratch.blockEnds[index]!;
+  const weight = scratch.weights[index]!;
+  let block = scratch.blocks[index]!;
+  let position = scratch.positions[index]!;
+  let kept = 0;
+  for (let at = 0; at < alive; at++) {
+    const slot = candidates[at]!;
+    const ordinal = low + slot;
+    while (block < blockEnd && lasts[block]! < ordinal) block++;
+    if (block < blockEnd && bases[block]! <= ordinal) {
+      const base = bases[block]!;
+      const target = ordinal - base;
+      const end = starts[block + 1]!;
+      if (position < starts[block]!) position = starts[block]!;
+      if (offsets[position]! < target) {
+        // Gallop to a range holding the first offset >= target, then binary-search it.
+        let lower = position;
+        let step = 1;
+        let upper = position + 1;
+        while (upper < end && offsets[upper]! < target) {
+          lower = upper;
+          step *= 2;
+          upper = position + step;
+        }
+        if (upper > end) upper = end;
+        while (lower + 1 < upper) {
+          const middle = (lower + upper) >>> 1;
+          if (offsets[middle]! < target) lower = middle;
+          else upper = middle;
+        }
+        position = upper;
+      }
+      if (position < end && offsets[position] === target) {
+        const code = codes[position]!;
+        const frequency = code !== 0 ? frequencies[code]! : packedFrequency(exceptionAt(segment, position), titleWeight);
+        if (frequency > 0) accumulator[slot]! += (weight * frequency) / (frequency + normOf(input, ordinal));
+      }
+    }
+    if ((accumulator[slot]! + rest) * SAFETY < threshold) {
       accumulator[slot] = 0;
-      masks[slot] = 0;
-      if (failure !== undefined || score < weakest || !heap.admits(score, low + slot)) continue;
-      const ordinal = low + slot;
-      if (accept) {
-        let accepted: boolean;
-        try {
-          accepted = accept(ordinal);
-        } catch (error) {
-          failure = error;
-          continue;
-        }
-        if (!accepted) continue;
-      }
-      heap.push(score, ordinal);
-      hitMasks[ordinal] = mask;
-      if (heap.length === capacity) {
-        weakest = heap.weakestRank()!;
-        if (prune) threshold = weakest;
-      }
+      touched[slot >>> 5]! &= ~(1 << (slot & 31));
+    } else {
+      candidates[kept++] = slot;
     }
+  }
+  scratch.blocks[index] = block;
+  scratch.positions[index] = position;
+  return kept;
+}
 
-    // Otherwise every touched chunk in ordinal order: complete it with the other terms, offer it to the heap.
-    const words = listed ? 0 : (high - low + 31) >>> 5;
+/**
+ * Offers every chunk still marked in the window to the heap, in ordinal order (completing them first
+ * when some terms are not essential). Clears the window's buffers, also when `accept` throws
+ * (rethrown at the end).
+ */
+function offerWindow(input: SearchInput, scratch: SearchScratch, essential: number, count: number, low: number, high: number): void {
+  const { accumulator, touched, candidates } = scratch;
+  let listed = -1;
+  if (essential < count) listed = completeWindow(input, scratch, essential, count, low, high);
+  let failure: unknown;
+  if (listed >= 0) {
+    for (let at = 0; at < listed; at++) {
+      const slot = candidates[at]!;
+      const score = accumulator[slot]!;
+      accumulator[slot] = 0;
+      touched[slot >>> 5] = 0;
+      if (failure === undefined) failure = offer(input, scratch, score, low + slot);
+    }
+  } else {
+    const words = (high - low + 31) >>> 5;
     for (let word = 0; word < words; word++) {
       let wordBits = touched[word]!;
       if (wordBits === 0) continue;
@@ -280,87 +501,31 @@ function searchMain(input: SearchInput, terms: readonly QueryTerm[], scratch: Se
         const lowest = wordBits & -wordBits;
         wordBits ^= lowest;
         const slot = (word << 5) | (31 - Math.clz32(lowest));
-        let score = accumulator[slot]!;
-        let mask = masks[slot]!;
+        const score = accumulator[slot]!;
         accumulator[slot] = 0;
-        masks[slot] = 0;
-        if (failure !== undefined) continue;
-        const ordinal = low + slot;
-        if (essential < count) {
-          if ((score + suffix[essential]!) * SAFETY < threshold) continue;
-          // Tighter: the bounds of the blocks that could hold this ordinal (0 where a term has a gap).
-          let remaining = 0;
-          for (let index = essential; index < count; index++) {
-            const blockEnd = blockEnds[index]!;
-            let block = blocks[index]!;
-            while (block < blockEnd && lasts[block]! < ordinal) block++;
-            blocks[index] = block;
-            const bound = block < blockEnd && bases[block]! <= ordinal ? (impacts ? weights[index]! * impacts[block]! : bounds[index]!) : 0;
-            candidateBounds[index] = bound;
-            remaining += bound;
-          }
-          let complete = (score + remaining) * SAFETY >= threshold;
-          for (let index = essential; complete && index < count; index++) {
-            const bound = candidateBounds[index]!;
-            if (bound === 0) continue;
-            remaining -= bound;
-            const block = blocks[index]!;
-            const base = bases[block]!;
-            const target = ordinal - base;
-            const end = starts[block + 1]!;
-            let position = positions[index]!;
-            if (position < starts[block]!) position = starts[block]!;
-            if (offsets[position]! < target) {
-              // Gallop to a range holding the first offset >= target, then binary-search it.
-              let lower = position;
-              let step = 1;
-              let upper = position + 1;
-              while (upper < end && offsets[upper]! < target) {
-                lower = upper;
-                step *= 2;
-                upper = position + step;
-              }
-              if (upper > end) upper = end;
-              while (lower + 1 < upper) {
-                const middle = (lower + upper) >>> 1;
-                if (offsets[middle]! < target) lower = middle;
-                else upper = middle;
-              }
-              position = upper;
-            }
-            positions[index] = position;
-            if (position < end && offsets[position] === target) {
-              const code = codes[position]!;
-              const frequency = code !== 0 ? frequencies[code]! : packedFrequency(exceptionAt(segment, position), titleWeight);
-              if (frequency > 0) {
-                score += (weights[index]! * frequency) / (frequency + norms[ordinal]!);
-                mask |= bits[index]!;
-              }
-            }
-            if ((score + remaining) * SAFETY < threshold) complete = false;
-          }
-          if (!complete) continue;
-        }
-        if (score < weakest || !heap.admits(score, ordinal)) continue;
-        if (accept) {
-          let accepted: boolean;
-          try {
-            accepted = accept(ordinal);
-          } catch (error) {
-            // Finish clearing the window's buffers before rethrowing.
-            failure = error;
-            continue;
-          }
-          if (!accepted) continue;
-        }
-        heap.push(score, ordinal);
-        hitMasks[ordinal] = mask;
-        if (heap.length === capacity) {
-          weakest = heap.weakestRank()!;
-          if (prune) threshold = weakest;
-        }
+        if (failure === undefined) failure = offer(input, scratch, score, low + slot);
       }
     }
-    if (failure !== undefined) throw failure;
   }
+  if (failure !== undefined) throw failure;
+}
+
+/** Offers one complete chunk to the heap, raising θ once it is full; returns what `accept` threw, if it did. */
+function offer(input: SearchInput, scratch: SearchScratch, score: number, ordinal: number): unknown {
+  if (score < scratch.weakest) return undefined;
+  const { heap, accept } = input;
+  if (!heap.admits(score, ordinal)) return undefined;
+  if (accept) {
+    try {
+      if (!accept(ordinal)) return undefined;
+    } catch (error) {
+      return error;
+    }
+  }
+  heap.push(score, ordinal);
+  if (heap.length === heap.capacity) {
+    scratch.weakest = heap.weakestRank()!;
+    if (input.prune) scratch.threshold = scratch.weakest;
+  }
+  return undefined;
 }
