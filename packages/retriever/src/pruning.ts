@@ -14,10 +14,18 @@ import { SAFETY, contributionBound, type LengthNormalization } from './scoring.j
  * - a window whose bounds sum below θ cannot hold a top-k chunk and is skipped unread;
  * - otherwise the terms split, in query-term order, into an essential prefix and the longest suffix
  *   whose bounds sum below θ: a chunk matching only suffix terms cannot make the top k. Only the
- *   essential terms' postings in the window are scored (into a window-sized accumulator); each chunk
- *   they touch is then completed by probing the suffix terms' postings (skipping whole blocks by
- *   their last ordinal, galloping inside one), and given up as soon as its partial score plus the
- *   bounds still to come falls below θ.
+ *   essential terms' postings in the window are scored (into a window-sized accumulator, the
+ *   chunks touched marked in a bitset; the last essential term marks no new chunk that its
+ *   contribution plus the suffix bounds cannot lift to θ). The touched chunks that can still reach θ
+ *   are listed, then completed suffix term by suffix term: the term's postings in the window are
+ *   read in sequence and added to listed chunks — or, when few chunks are left for its postings,
+ *   each chunk's posting is found by galloping — and after each term a chunk whose score plus the
+ *   bounds still to come falls below θ is dropped.
+ *
+ * Scoring reads a chunk's length normalisation through its length class (`length-classes.ts`): a
+ * 2-byte class per chunk and a small table, instead of an 8-byte norm per chunk that, at a million
+ * chunks, was read out of cache at every posting. Which query terms a kept chunk matched is looked
+ * up for the k chunks kept ({@link matchMask}), not tracked per posting.
  *
  * Pruning never changes the result, and scores are bit-identical to scoring every posting: every
  * chunk that is kept was scored completely, its contributions added in query-term order (the
