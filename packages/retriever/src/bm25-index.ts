@@ -21,7 +21,7 @@ import {
   segmentBytes,
   type MainSegment,
 } from './postings.js';
-import { SearchScratch, matchMask, searchSegments, type QueryTerm, type SearchInput } from './pruning.js';
+import { SearchScratch, matchMasks, searchSegments, type QueryTerm, type SearchInput } from './pruning.js';
 import { LengthClasses } from './length-classes.js';
 import { computeBlockImpacts, inverseDocumentFrequency, lengthNormalization, type Bm25Parameters, type BlockImpacts } from './scoring.js';
 
@@ -166,6 +166,8 @@ export class Bm25Index {
   private termCounts: Uint32Array = new Uint32Array(0);
   private scratchTermIds: Uint32Array = new Uint32Array(256);
   private scratchFrequencies: Uint32Array = new Uint32Array(256);
+  /** Match masks of a search's hits (see `matchMasks`). */
+  private scratchMasks: Uint32Array = new Uint32Array(0);
   /** Length class per ordinal and the length normalisation per class (see `length-classes.ts`). */
   private readonly lengthClasses: LengthClasses;
   private codeFrequencies: Float64Array = frequencyTable(1);
@@ -449,10 +451,12 @@ export class Bm25Index {
     Object.freeze(checked);
     const byMask = new Map<number, readonly string[]>();
     const { ranks, items } = heap.sortedArrays();
+    const masks = (this.scratchMasks = growUint32(this.scratchMasks, items.length));
+    matchMasks(input, terms, items, masks, this.scratch);
     const hits: H[] = new Array(items.length);
     for (let rank = 0; rank < items.length; rank++) {
       const ordinal = items[rank]!;
-      const mask = matchMask(input, terms, ordinal);
+      const mask = masks[rank]!;
       let matched = byMask.get(mask);
       if (!matched) {
         const list: string[] = [];
@@ -667,6 +671,7 @@ export class Bm25Index {
       this.termCounts.byteLength +
       this.scratchTermIds.byteLength +
       this.scratchFrequencies.byteLength +
+      this.scratchMasks.byteLength +
       (this.impacts?.values.byteLength ?? 0) +
       scratch.accumulator.byteLength +
       scratch.touched.byteLength +

@@ -89,6 +89,9 @@ export interface SearchInput {
 export class SearchScratch {
   accumulator = new Float64Array(WINDOW);
   touched = new Int32Array(WINDOW >>> 5);
+  /** Hit indices in ordinal order, and their sort keys (see `matchMasks`). */
+  order = new Int32Array(0);
+  orderKeys = new Float64Array(0);
   /** Slots of the window's surviving chunks, in ordinal order, while they are being completed. */
   candidates = new Int32Array(WINDOW);
   blocks = new Uint32Array(16);
@@ -137,54 +140,85 @@ export function searchSegments(input: SearchInput, terms: readonly QueryTerm[], 
 }
 
 /**
- * The match mask of a chunk: bit i set when the chunk contains `terms[i]` with a non-zero term
- * frequency (bits only for terms that have one). Binary searches, for the chunks a search keeps.
+ * Match masks of the chunks a search kept: `masks[i]` gets bit j set when chunk `ordinals[i]`
+ * contains `terms[j]` with a non-zero term frequency (bits only for terms that have one). The chunks
+ * are visited in ordinal order, so each term's postings are walked once, forward, by galloping.
  */
-export function matchMask(input: SearchInput, terms: readonly QueryTerm[], ordinal: number): number {
-  let mask = 0;
+export function matchMasks(input: SearchInput, terms: readonly QueryTerm[], ordinals: Int32Array, masks: Uint32Array, scratch: SearchScratch): void {
+  const count = ordinals.length;
+  masks.fill(0, 0, count);
+  if (count === 0) return;
+  const order = ordinalOrder(ordinals, scratch);
+  const { segment, mainSlots, titleWeight } = input;
+  const { blockStarts: starts, blockBases: bases, blockLasts: lasts, chunkOffsets: offsets } = segment;
   for (const term of terms) {
-    if (term.bit === 0) continue;
-    const packed = ordinal < input.mainSlots ? mainPacked(input.segment, term, ordinal) : deltaPacked(term.list, ordinal);
-    if (packed !== 0 && packedFrequency(packed, input.titleWeight) > 0) mask |= term.bit;
+    const bit = term.bit;
+    if (bit === 0) continue;
+    let block = term.blockStart;
+    let position = block < term.blockEnd ? starts[block]! : 0;
+    let deltaPosition = 0;
+    for (let at = 0; at < count; at++) {
+      const index = order[at]!;
+      const ordinal = ordinals[index]!;
+      let packed = 0;
+      if (ordinal < mainSlots) {
+        while (block < term.blockEnd && lasts[block]! < ordinal) block++;
+        if (block === term.blockEnd || bases[block]! > ordinal) continue;
+        if (position < starts[block]!) position = starts[block]!;
+        position = gallop(offsets, position, starts[block + 1]!, ordinal - bases[block]!);
+        if (position < starts[block + 1]! && offsets[position] === ordinal - bases[block]!) packed = packedAt(segment, position);
+      } else if (term.list) {
+        const { chunks, length } = term.list;
+        deltaPosition = gallop(chunks, deltaPosition, length, ordinal);
+        if (deltaPosition < length && chunks[deltaPosition] === ordinal) packed = term.list.frequencies[deltaPosition]!;
+      }
+      if (packed !== 0 && packedFrequency(packed, titleWeight) > 0) masks[index]! |= bit;
+    }
   }
-  return mask;
 }
 
-/** The packed frequency of `term` in main-segment chunk `ordinal`, 0 when it has no posting there. */
-function mainPacked(segment: MainSegment, term: QueryTerm, ordinal: number): number {
-  const { blockLasts: lasts, blockBases: bases, blockStarts: starts, chunkOffsets: offsets } = segment;
-  // The first block whose last ordinal is >= ordinal.
-  let low = term.blockStart;
-  let high = term.blockEnd;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (lasts[middle]! < ordinal) low = middle + 1;
-    else high = middle;
+/** Indices of `ordinals` in ascending ordinal order (in the scratch's buffer). */
+function ordinalOrder(ordinals: Int32Array, scratch: SearchScratch): Int32Array {
+  const count = ordinals.length;
+  if (scratch.order.length < count) {
+    scratch.order = new Int32Array(Math.max(count, scratch.order.length * 2));
+    scratch.orderKeys = new Float64Array(scratch.order.length);
   }
-  if (low === term.blockEnd || bases[low]! > ordinal) return 0;
-  const target = ordinal - bases[low]!;
-  let first = starts[low]!;
-  let last = starts[low + 1]!;
-  while (first < last) {
-    const middle = (first + last) >>> 1;
-    if (offsets[middle]! < target) first = middle + 1;
-    else last = middle;
+  const order = scratch.order;
+  if (count < 0x100000) {
+    // One native numeric sort of (ordinal, index) packed into doubles (exact: ordinal < 2^32, index < 2^20).
+    const keys = scratch.orderKeys.subarray(0, count);
+    for (let index = 0; index < count; index++) keys[index] = ordinals[index]! * 0x100000 + index;
+    keys.sort();
+    for (let at = 0; at < count; at++) order[at] = keys[at]! % 0x100000;
+  } else {
+    for (let index = 0; index < count; index++) order[index] = index;
+    order.subarray(0, count).sort((a, b) => ordinals[a]! - ordinals[b]!);
   }
-  return first < starts[low + 1]! && offsets[first] === target ? packedAt(segment, first) : 0;
+  return order;
 }
 
-/** The packed frequency of a delta list's posting for `ordinal` (lists are in ordinal order), 0 when none. */
-function deltaPacked(list: PostingList | undefined, ordinal: number): number {
-  if (!list) return 0;
-  const chunks = list.chunks;
-  let low = 0;
-  let high = list.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (chunks[middle]! < ordinal) low = middle + 1;
-    else high = middle;
+/**
+ * The first position in `[position, end)` whose value is >= `target` (`end` when none), for values
+ * ascending from `position`: galloping from there, then a binary search.
+ */
+function gallop(values: Uint16Array | Uint32Array, position: number, end: number, target: number): number {
+  if (position >= end || values[position]! >= target) return position;
+  let lower = position;
+  let step = 1;
+  let upper = position + 1;
+  while (upper < end && values[upper]! < target) {
+    lower = upper;
+    step *= 2;
+    upper = position + step;
   }
-  return low < list.length && chunks[low] === ordinal ? list.frequencies[low]! : 0;
+  if (upper > end) upper = end;
+  while (lower + 1 < upper) {
+    const middle = (lower + upper) >>> 1;
+    if (values[middle]! < target) lower = middle;
+    else upper = middle;
+  }
+  return upper;
 }
 
 /**
@@ -445,24 +479,7 @@ function probeTerm(input: SearchInput, scratch: SearchScratch, index: number, lo
       const target = ordinal - base;
       const end = starts[block + 1]!;
       if (position < starts[block]!) position = starts[block]!;
-      if (offsets[position]! < target) {
-        // Gallop to a range holding the first offset >= target, then binary-search it.
-        let lower = position;
-        let step = 1;
-        let upper = position + 1;
-        while (upper < end && offsets[upper]! < target) {
-          lower = upper;
-          step *= 2;
-          upper = position + step;
-        }
-        if (upper > end) upper = end;
-        while (lower + 1 < upper) {
-          const middle = (lower + upper) >>> 1;
-          if (offsets[middle]! < target) lower = middle;
-          else upper = middle;
-        }
-        position = upper;
-      }
+      position = gallop(offsets, position, end, target);
       if (position < end && offsets[position] === target) {
         const code = codes[position]!;
         const frequency = code !== 0 ? frequencies[code]! : packedFrequency(exceptionAt(segment, position), titleWeight);
