@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ZerdaError, type ScoredChunk } from '@zerda/types';
 import { fnv1a, normalizeText, words } from '@zerda/text';
 import { ChunkFilter, contentHash, noiseReason } from './chunk-filter.js';
-import { jaccard, mayReachJaccard, shingleHashes, shingleSet, sortedJaccard } from './minhash.js';
+import { jaccard, mayReachJaccard, shingleHashes, shingleSet, sortedJaccard, textShingleHashes } from './minhash.js';
 import { ARABIC_PARAGRAPH, ENGLISH_PARAGRAPH, scored } from './__fixtures__/chunks.js';
 
 const filter = new ChunkFilter();
@@ -243,6 +243,18 @@ describe('ChunkFilter: properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('textShingleHashes(text) equals shingleHashes(words(text)) (English, Arabic, mixed, any string)', () => {
+    const any = fc.oneof(sentence, fc.string({ maxLength: 120, unit: 'binary' }), fc.string({ maxLength: 60, unit: 'grapheme' }));
+    fc.assert(
+      fc.property(any, fc.integer({ min: 1, max: 5 }), (text, size) => {
+        expect([...textShingleHashes(text, size)]).toEqual([...shingleHashes(words(text), size)]);
+      }),
+      { numRuns: 1000 },
+    );
+    expect([...textShingleHashes(normalizeText('الرَّحْمَٰنِ الرَّحِيمِ، مرحبا بـــالعالم؟ hello 2024م'), 2)]).toEqual([...shingleHashes(words(normalizeText('الرَّحْمَٰنِ الرَّحِيمِ، مرحبا بـــالعالم؟ hello 2024م')), 2)]);
+    expect(() => textShingleHashes('a b', 0)).toThrow(ZerdaError);
   });
 
   it('the prefix filter never rules out a pair that reaches the threshold, and rules out most that do not', () => {

@@ -1,4 +1,4 @@
-import { BoundedCache, charCounter, fnv1a, normalizeText, words } from '@zerda/text';
+import { BoundedCache, charCounter, fnv1a, normalizeText } from '@zerda/text';
 import {
   resolveConfigSection,
   type ChunkFilter as ChunkFilterStrategy,
@@ -10,7 +10,7 @@ import {
 } from '@zerda/types';
 import type { FilterConfigInput } from './config-input.js';
 import { sha256Hex } from './sha256.js';
-import { MinHasher, bandKeys, bandLayout, mayReachJaccard, shingleHashes, sortedJaccard } from './minhash.js';
+import { MinHasher, bandKeys, bandLayout, mayReachJaccard, sortedJaccard, textShingleHashes } from './minhash.js';
 import { assertKnownKeys, assertNumber, assertOptionsObject, assertScoredChunks, assertString } from './validate.js';
 
 /** Below this many non-space characters the repeated-character test is not meaningful. */
@@ -279,7 +279,7 @@ export class ChunkFilter implements ChunkFilterStrategy {
     const shingles = new Map<Candidate, Uint32Array>();
     const kept: Candidate[] = [];
     for (const candidate of [...survivors].sort(byQuality)) {
-      const set = (candidate.features.shingles ??= shingleHashes(words(normalizedOf(candidate)), shingleSize));
+      const set = (candidate.features.shingles ??= textShingleHashes(normalizedOf(candidate), shingleSize));
       shingles.set(candidate, set);
       if (set.length === 0) continue;
       const keys = exhaustive ? [] : (candidate.features.bands ??= bandKeys(this.hasher.signature(set), this.layout));

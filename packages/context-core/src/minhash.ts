@@ -4,7 +4,7 @@
  * same candidates always give the same verdicts.
  */
 
-import { fnv1a } from '@zerda/text';
+import { fnv1a, wordHashes } from '@zerda/text';
 import { checkInteger, invalidArgument } from '@zerda/types';
 
 function checkSortedHashes(value: unknown, field: string): void {
@@ -31,8 +31,18 @@ function mix32(value: number): number {
 export function shingleHashes(wordList: readonly string[], size: number): Uint32Array {
   if (!Array.isArray(wordList)) throw invalidArgument('wordList', 'an array of words', wordList);
   checkInteger(size, 'size', 1, 64);
-  if (wordList.length === 0) return new Uint32Array(0);
-  const hashes = wordList.map(fnv1a);
+  return shinglesOf(wordList.map(fnv1a), size);
+}
+
+/** {@link shingleHashes} of `words(text)`, from the words' hashes (`wordHashes`): no word string is created. */
+export function textShingleHashes(text: string, size: number): Uint32Array {
+  checkInteger(size, 'size', 1, 64);
+  return shinglesOf(wordHashes(text), size);
+}
+
+/** The sorted, repeat-free shingle hashes of a text whose words hash to `hashes`. */
+function shinglesOf(hashes: ArrayLike<number>, size: number): Uint32Array {
+  if (hashes.length === 0) return new Uint32Array(0);
   const width = Math.min(size, hashes.length);
   const shingles = new Uint32Array(hashes.length - width + 1);
   for (let i = 0; i + width <= hashes.length; i++) {

@@ -1,7 +1,7 @@
 export type { ArabicNormalizeOptions } from './normalization.js';
 export { normalizeArabic, normalizeText, foldDigits } from './normalization.js';
 export type { Token, TokenScript } from './tokenizer.js';
-export { tokenize, visitTokens, words } from './tokenizer.js';
+export { tokenize, visitTokens, wordHashes, words } from './tokenizer.js';
 export { scriptMix, detectLanguage, tokenScript, isArabic, isRightToLeft, DOMINANT_SCRIPT_SHARE, MIXED_SCRIPT_SHARE } from './script-detection.js';
 export { stemArabic } from './arabic-stemmer.js';
 export { snowballStemArabic, loadSnowballStemmer } from './arabic-snowball-stemmer.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { createTokenRegex, scriptOfMatch, tokenize, words } from './tokenizer.js';
+import { fnv1a } from './hash.js';
+import { createTokenRegex, scriptOfMatch, tokenize, wordHashes, words } from './tokenizer.js';
 
 describe('tokenize', () => {
   it('splits mixed Arabic/English text with script per token', () => {
@@ -72,5 +73,25 @@ describe('tokenize: the ASCII fast path', () => {
   it('hands runs that reach a non-ASCII continuation to the regex', () => {
     expect(words('cafe\u0301 naïve co\u00adoperate x\u200dy 12\u0661')).toEqual(['cafe\u0301', 'naïve', 'co\u00adoperate', 'x\u200dy', '12\u0661']);
     expect(tokenize('abc–def').map((token) => [token.text, token.start, token.script])).toEqual([['abc', 0, 'latin'], ['def', 4, 'latin']]);
+  });
+});
+
+describe('wordHashes', () => {
+  it('is words(text).map(fnv1a), for any string (English, Arabic with harakat and tatweel, punctuation ، ؛ ؟, mixed, surrogates)', () => {
+    const pieces = fc.constantFrom('word', 'Word', 'بِسْمِ', 'الرَّحْمَٰنِ', 'بـــالعالم', '،', '؛', '؟', ' ', '\n', '2024م', '١٢٣', 'é', '😀', '\ud800', 'ﷺ', 'x-y', "it's");
+    const text = fc.oneof(fc.string({ maxLength: 200, unit: 'binary' }), fc.array(pieces, { maxLength: 40 }).map((list) => list.join('')));
+    fc.assert(
+      fc.property(text, (input) => {
+        expect([...wordHashes(input)]).toEqual(words(input).map(fnv1a));
+      }),
+      { numRuns: 1500 },
+    );
+    // Longer than the first guess of its size (a word every character).
+    const dense = 'a '.repeat(5000);
+    expect(wordHashes(dense).length).toBe(5000);
+  });
+
+  it('refuses a non-string, naming the field', () => {
+    expect(() => wordHashes(42 as unknown as string)).toThrow(/text/);
   });
 });

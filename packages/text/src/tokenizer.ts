@@ -134,6 +134,27 @@ export function visitTokens(text: string, visit: (start: number, end: number, sc
 }
 
 /** The token texts of {@link tokenize}, in order. */
+/**
+ * `words(text).map(fnv1a)` without creating the words: the 32-bit FNV-1a of each token's UTF-16 code
+ * units, in order (what word shingles are hashed from). Linear in the text.
+ */
+export function wordHashes(text: string): Uint32Array {
+  requireString(text, 'text');
+  let hashes = new Uint32Array(Math.max(8, text.length >>> 3));
+  let count = 0;
+  forEachToken(text, (start, end) => {
+    let hash = 0x811c9dc5;
+    for (let index = start; index < end; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+    if (count === hashes.length) {
+      const grown = new Uint32Array(count * 2);
+      grown.set(hashes);
+      hashes = grown;
+    }
+    hashes[count++] = hash >>> 0;
+  });
+  return hashes.subarray(0, count);
+}
+
 export function words(text: string): string[] {
   requireString(text, 'text');
   const result: string[] = [];
