@@ -140,18 +140,47 @@ export function visitTokens(text: string, visit: (start: number, end: number, sc
  */
 export function wordHashes(text: string): Uint32Array {
   requireString(text, 'text');
-  let hashes = new Uint32Array(Math.max(8, text.length >>> 3));
+  const length = text.length;
+  let hashes = new Uint32Array(Math.max(8, length >>> 3));
   let count = 0;
-  forEachToken(text, (start, end) => {
-    let hash = 0x811c9dc5;
-    for (let index = start; index < end; index++) hash = Math.imul(hash ^ text.charCodeAt(index), 0x01000193);
+  let index = 0;
+  // forEachToken's scan, hashing ASCII runs as they are read (no callback per token).
+  while (index < length) {
+    const code = text.charCodeAt(index);
+    let hash = 0;
+    let end = -1;
+    if (code < 128) {
+      const kind = ASCII_KIND[code] as number;
+      if (kind === 0) {
+        index++;
+        continue;
+      }
+      hash = Math.imul(0x811c9dc5 ^ code, 0x01000193);
+      let after = index + 1;
+      let next = after < length ? text.charCodeAt(after) : -1;
+      while (next >= 0 && next < 128 && ASCII_KIND[next] === kind) {
+        hash = Math.imul(hash ^ next, 0x01000193);
+        next = ++after < length ? text.charCodeAt(after) : -1;
+      }
+      if (next < 128) end = after;
+    }
+    if (end < 0) {
+      const regex = TOKEN_REGEX;
+      regex.lastIndex = index;
+      const match = regex.exec(text);
+      if (match === null) break;
+      end = match.index + match[0].length;
+      hash = 0x811c9dc5;
+      for (let at = match.index; at < end; at++) hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
+    }
     if (count === hashes.length) {
       const grown = new Uint32Array(count * 2);
       grown.set(hashes);
       hashes = grown;
     }
     hashes[count++] = hash >>> 0;
-  });
+    index = end;
+  }
   return hashes.subarray(0, count);
 }
 
