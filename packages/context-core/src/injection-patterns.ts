@@ -55,13 +55,15 @@ export const INJECTION_PATTERNS: readonly RegExp[] = [
 ];
 
 /**
- * The literal words one of which every match of a phrasing (a source of {@link ENGLISH_SOURCES} or
- * {@link ARABIC_SOURCES}) starts with — its opening word, or the alternatives of its opening group
- * when each is a plain literal — or undefined when the source does not open that way. Read off the
- * source itself, so it cannot drift from the pattern.
+ * The literals one of which every match of a phrasing (a source of {@link ENGLISH_SOURCES} or
+ * {@link ARABIC_SOURCES}) starts with — its literal opening (letters and spaces, up to the first
+ * group or quantified character: "from now on", "انت الان "), or the alternatives of its opening
+ * group when each is a plain literal — or undefined when the source does not open that way (or has
+ * alternatives at its top level). Read off the source itself, so it cannot drift from the pattern.
  */
 export function openingWords(source: string): string[] | undefined {
   const literal = /^[\p{L} ]+$/u;
+  if (hasTopLevelAlternative(source)) return undefined;
   if (source.startsWith('(?:')) {
     let depth = 0;
     for (let index = 0; index < source.length; index++) {
@@ -78,36 +80,73 @@ export function openingWords(source: string): string[] | undefined {
     }
     return undefined;
   }
-  const word = /^\p{L}+/u.exec(source)?.[0];
-  if (word === undefined) return undefined;
-  // A quantifier after the word makes its last letter optional.
-  const opening = /^[?*{]/.test(source.slice(word.length)) ? word.slice(0, -1) : word;
-  return opening.length > 0 ? [opening] : undefined;
+  const prefix = /^[\p{L} ]+/u.exec(source)?.[0];
+  if (prefix === undefined) return undefined;
+  // A quantifier after the prefix makes its last character optional.
+  const opening = /^[?*{]/.test(source.slice(prefix.length)) ? prefix.slice(0, -1) : prefix;
+  return opening.trim().length > 0 ? [opening] : undefined;
 }
 
-/** A compiled pattern and, when known, the words a match of it must start with (see {@link openingWords}). */
+/** Whether a regex source has a `|` outside every group and character class (then no opening is shared by all matches). */
+function hasTopLevelAlternative(source: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let index = 0; index < source.length; index++) {
+    const character = source[index];
+    if (character === '\\') index++;
+    else if (inClass) inClass = character !== ']';
+    else if (character === '[') inClass = true;
+    else if (character === '(') depth++;
+    else if (character === ')') depth--;
+    else if (character === '|' && depth === 0) return true;
+  }
+  return false;
+}
+
+/** A compiled pattern, a sticky copy of it, and the literals one of which every match of it starts with. */
 interface Pattern {
-  regex: RegExp;
-  openings?: readonly string[];
+  sticky: RegExp;
+  openings: readonly string[];
 }
-
-const withOpenings = (patterns: readonly RegExp[], sources?: readonly string[]): Pattern[] =>
-  patterns.map((regex, index) => {
-    const openings = sources === undefined ? undefined : openingWords(sources[index]!);
-    return openings === undefined ? { regex } : { regex, openings };
-  });
 
 /**
  * The patterns by what any match of them must contain: an English phrasing a Latin letter, a chat
  * marker `<` or `[`, an Arabic phrasing an Arabic letter (normalised text has only ا–ي there). A
  * group whose witness is absent from the text cannot match and is not run: an Arabic context skips
  * the English patterns and the other way round — the same spans, a fraction of the passes.
+ *
+ * Every pattern has opening literals (its {@link openingWords}; a chat marker its first character):
+ * one plain scan per group finds their occurrences — an alternation of literals that V8 runs far
+ * faster than the patterns themselves, whose look-behind of Unicode classes would be tried at every
+ * position — and a pattern is tried (sticky) only where one of its own openings occurs.
  */
-const PATTERN_GROUPS: ReadonlyArray<{ witness: RegExp; patterns: readonly Pattern[] }> = [
-  { witness: /[a-z]/, patterns: withOpenings(INJECTION_PATTERNS.slice(0, ENGLISH_SOURCES.length), ENGLISH_SOURCES) },
-  { witness: /[<[]/, patterns: withOpenings(INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length, ENGLISH_SOURCES.length + CHAT_MARKERS.length)) },
-  { witness: /[\u0621-\u064A]/, patterns: withOpenings(INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length + CHAT_MARKERS.length), ARABIC_SOURCES) },
+interface PatternGroup {
+  witness: RegExp;
+  scan: RegExp;
+  patterns: readonly Pattern[];
+}
+
+function patternGroup(witness: RegExp, patterns: readonly RegExp[], openingsOf: (index: number) => string[] | undefined): PatternGroup {
+  const compiled = patterns.map((regex, index) => {
+    const openings = openingsOf(index);
+    if (openings === undefined) throw new Error(`injection pattern ${regex.source} has no opening literal`);
+    return { sticky: new RegExp(regex.source, 'uy'), openings };
+  });
+  const literals = [...new Set(compiled.flatMap((pattern) => pattern.openings))];
+  const scan = new RegExp(literals.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g');
+  return { witness, scan, patterns: compiled };
+}
+
+const ARABIC_START = ENGLISH_SOURCES.length + CHAT_MARKERS.length;
+const PATTERN_GROUPS: readonly PatternGroup[] = [
+  patternGroup(/[a-z]/, INJECTION_PATTERNS.slice(0, ENGLISH_SOURCES.length), (index) => openingWords(ENGLISH_SOURCES[index]!)),
+  // A chat marker opens with `<` or an escaped `[`.
+  patternGroup(/[<[]/, INJECTION_PATTERNS.slice(ENGLISH_SOURCES.length, ARABIC_START), (index) => [CHAT_MARKERS[index]!.startsWith('\\') ? CHAT_MARKERS[index]![1]! : CHAT_MARKERS[index]![0]!]),
+  patternGroup(/[\u0621-\u064A]/, INJECTION_PATTERNS.slice(ARABIC_START), (index) => openingWords(ARABIC_SOURCES[index]!)),
 ];
+
+/** Where a pattern's last match ended (it is tried again only from there on), per pattern of a group. */
+const PATTERN_ENDS = new Int32Array(Math.max(ENGLISH_SOURCES.length, CHAT_MARKERS.length, ARABIC_SOURCES.length));
 
 /** Normalised text plus where each of its UTF-16 units came from in the original text. */
 export interface NormalizedWithOffsets {
@@ -129,6 +168,13 @@ const CHARACTER_CLASSES = new BoundedCache<number, CharacterClass>(8192);
  * bounded by construction): two array reads per character instead of a hash lookup.
  */
 const BMP_CLASSES: Array<Array<CharacterClass | undefined> | undefined> = new Array(256);
+
+/**
+ * 1 for a BMP code unit (not ASCII, not a surrogate) known to normalise to itself and be visible,
+ * non-space (most Arabic letters): a run of them is skipped in a tight loop. Filled as characters
+ * are classified; 64 KB, bounded by construction.
+ */
+const SELF_NORMAL = new Uint8Array(0x10000);
 
 function classifyCharacter(character: string): CharacterClass {
   return INVISIBLE.test(character) ? { kind: 'invisible' } : WHITESPACE.test(character) ? { kind: 'space' } : { kind: 'text', text: normalizeText(character) };
@@ -317,6 +363,17 @@ export function normalizeWithOffsets(text: string): NormalizedWithOffsets {
         flushIdentity();
         identityStart = start;
       }
+      if (code < 0xd800 || code > 0xdfff) SELF_NORMAL[code] = 1;
+      // The characters after it that are known to be themselves join the run at once, and so does a
+      // single space before another of them (it is already normal: one space between words).
+      while (offset < text.length) {
+        const next = text.charCodeAt(offset);
+        if (next >= 128 && SELF_NORMAL[next] === 1) {
+          offset++;
+        } else if (next === 32 && offset + 1 < text.length && SELF_NORMAL[text.charCodeAt(offset + 1)] === 1) {
+          offset += 2;
+        } else break;
+      }
       identityEnd = offset;
       previousSpace = false;
       continue;
@@ -337,27 +394,27 @@ export function findInjections(text: string): Array<{ start: number; end: number
   const normalized = normalizeWithOffsets(text);
   const spans: Array<{ start: number; end: number }> = [];
   const normalizedText = normalized.text;
-  for (const { witness, patterns } of PATTERN_GROUPS) {
+  for (const { witness, scan, patterns } of PATTERN_GROUPS) {
     if (!witness.test(normalizedText)) continue;
-    for (const { regex, openings } of patterns) {
-      // A match starts where one of its opening words does: the scan starts at the first of them
-      // (a native substring search), and a text holding none of them is not scanned at all.
-      let from = 0;
-      if (openings !== undefined) {
-        from = -1;
-        for (const word of openings) {
-          const at = normalizedText.indexOf(word);
-          if (at >= 0 && (from < 0 || at < from)) from = at;
-        }
-        if (from < 0) continue;
+    // Every occurrence of an opening literal, in order (the scan moves on one unit at a time, so a
+    // literal starting inside another is found too); at each, the patterns it opens are tried, each
+    // only at or after the end of its previous match — the same matches as a global scan of each.
+    PATTERN_ENDS.fill(0);
+    scan.lastIndex = 0;
+    for (let found = scan.exec(normalizedText); found !== null; found = scan.exec(normalizedText)) {
+      const at = found.index;
+      for (let index = 0; index < patterns.length; index++) {
+        if (at < PATTERN_ENDS[index]!) continue;
+        const { sticky, openings } = patterns[index]!;
+        if (!openings.some((word) => normalizedText.startsWith(word, at))) continue;
+        sticky.lastIndex = at;
+        const match = sticky.exec(normalizedText);
+        if (match === null || match[0].length === 0) continue;
+        const end = at + match[0].length;
+        PATTERN_ENDS[index] = end;
+        spans.push({ start: normalized.originalStart(at), end: normalized.originalEnd(end - 1) });
       }
-      regex.lastIndex = from;
-      for (const match of normalizedText.matchAll(regex)) {
-        if (match[0].length === 0) continue;
-        const first = match.index;
-        const last = first + match[0].length - 1;
-        spans.push({ start: normalized.originalStart(first), end: normalized.originalEnd(last) });
-      }
+      scan.lastIndex = at + 1;
     }
   }
   spans.sort((a, b) => a.start - b.start || b.end - a.end);
