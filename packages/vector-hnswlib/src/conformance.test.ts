@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { testVectorStore } from '@zerda/vector-conformance';
 import { HnswVectorStore } from './hnsw-vector-store.js';
+import { isParallelBuildAvailable } from './parallel-build.js';
 
 const directories: string[] = [];
 afterAll(async () => {
@@ -37,3 +38,14 @@ testVectorStore({
     });
   },
 });
+
+// Every add through the native parallel build (threshold 1): the whole contract on that path too.
+for (const metric of ['cosine', 'ip', 'l2'] as const) {
+  testVectorStore({
+    name: `HnswVectorStore (${metric}, every add built in parallel)`,
+    skip: isParallelBuildAvailable() ? false : 'the parallel-build addon is not compiled: run `node scripts/build-native.mjs` in packages/vector-hnswlib',
+    create: () => new HnswVectorStore({ metric, dimensions: 8, maxElements: 4, buildThreads: 2, parallelBuildThreshold: 1 }),
+    dimensions: 8,
+    reopen: (store) => saveAndLoad(store as HnswVectorStore),
+  });
+}
