@@ -154,6 +154,15 @@ describe.skipIf(!available)(`quick benchmark on a tiny slice (needs arcd and bei
     expect(Number.isFinite(keyword.build!.retainedBytes)).toBe(true);
     expect(keyword.build!.retainedBytes).toBeGreaterThanOrEqual(0);
     for (const row of report.scale) if (row.status !== 'ok') expect(row.reason).toMatch(/model/);
+    // The HNSW stores' recall against exact search over every chunk's vector.
+    for (const row of report.scale) {
+      if (row.status !== 'ok') continue;
+      if (row.configuration === 'hnsw' || row.configuration === 'hybrid-hnsw') {
+        expect(row.graphRecall!.queries).toBe(10);
+        expect(row.graphRecall!.recallAt10).toBeGreaterThan(0.8);
+        expect(row.graphRecall!.recallAt10).toBeLessThanOrEqual(1);
+      } else expect(row.graphRecall).toBeUndefined();
+    }
     expect(report.vectors.map((row) => row.backend)).toEqual(['memory', 'hnswlib', 'pgvector-hnsw']);
     for (const row of report.vectors) {
       if (row.status !== 'ok') {

@@ -1,3 +1,4 @@
+import { recallAgainst } from './statistics.js';
 import type { MergedRun } from './merge.js';
 import { join } from 'node:path';
 import { charCounter } from '@zerda/text';
@@ -355,15 +356,3 @@ export async function runBenchmarks(options: BenchmarkOptions): Promise<Benchmar
   return report;
 }
 
-/** Mean share of the exact top-k ids that a backend's top-k contains. */
-export function recallAgainst(exact: readonly string[][], found: readonly string[][]): number {
-  let total = 0;
-  let counted = 0;
-  exact.forEach((truth, index) => {
-    if (truth.length === 0) return;
-    const hits = new Set(found[index] ?? []);
-    total += truth.filter((id) => hits.has(id)).length / truth.length;
-    counted++;
-  });
-  return counted === 0 ? Number.NaN : total / counted;
-}

@@ -1,4 +1,4 @@
-export { runBenchmarks, benchmarkPreset, naivePacking, recallAgainst, SECTIONS, type BenchmarkOptions, type BenchmarkReport, type Section, type DatasetSummary, type NaivePackingResult, type VectorRow } from './benchmark.js';
+export { runBenchmarks, benchmarkPreset, naivePacking, SECTIONS, type BenchmarkOptions, type BenchmarkReport, type Section, type DatasetSummary, type NaivePackingResult, type VectorRow } from './benchmark.js';
 export { renderMarkdown } from './report.js';
 export { renderScaleChart } from './scale-chart.js';
 export { writeResults } from './output.js';
@@ -6,7 +6,7 @@ export { parseArguments } from './arguments.js';
 export { auditContext, contributionOf, collapseWhitespace, isGoldContribution, packNaively, summarizeAudits, GOLD_MINIMUM_CHARACTERS, type ContextAudit, type ContextQuality, type Contribution } from './context-metrics.js';
 export { loadDataset, listDatasets, datasetsDirectory, type BenchDataset, type SliceOptions } from './datasets.js';
 export { sentencePool, syntheticChunk, syntheticCorpus, type SentencePool } from './synthetic-corpus.js';
-export { percentile, mean, summarizeLatencies, growthExponent, type LatencySummary } from './statistics.js';
+export { percentile, mean, summarizeLatencies, growthExponent, recallAgainst, type LatencySummary } from './statistics.js';
 export { SeededRandom } from './random.js';
 export { evaluateTargets, type TargetVerdict } from './targets.js';
 export { SYSTEM_IDS, SYSTEM_INFO, createSystem, type SystemId, type SystemInfo } from './systems/registry.js';

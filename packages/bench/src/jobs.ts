@@ -5,14 +5,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluateRun, type EvaluationSummary } from '@zerda/retriever';
-import type { DocumentChunk, Embedder, LengthCounter, VectorStore } from '@zerda/types';
+import { TopK, type DocumentChunk, type Embedder, type LengthCounter, type VectorStore } from '@zerda/types';
 import { AnswerTally, answeredQueries, heldOutName, type SplitGroup } from './answer-context.js';
 import { auditContext, summarizeAudits, type ContextQuality } from './context-metrics.js';
 import { loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
 import { chooseEmbedder, embedDocuments, embeddingText, type EmbedderChoice } from './embedding.js';
 import { elapsedMs, memorySnapshot, peakRss, retainedBytes, timeEach } from './measure.js';
 import { SeededRandom } from './random.js';
-import { summarizeLatencies, type LatencySummary } from './statistics.js';
+import { recallAgainst, summarizeLatencies, type LatencySummary } from './statistics.js';
 import { chunkRecipe, composeEmbedding, poolWordCounts, sentencePool, syntheticCorpus, type PoolEmbeddings, type SentencePool } from './synthetic-corpus.js';
 import { SystemUnavailableError } from './systems/search-system.js';
 import { VECTOR_SYSTEMS, loadSystem, type SystemId } from './systems/registry.js';
@@ -171,6 +171,8 @@ export interface ScaleResult extends JobStatus {
   embeddingFidelity?: EmbeddingFidelity;
   /** `engine.save` / `ContextEngine.open` of this engine (keyword and hybrid-hnsw configurations). */
   snapshot?: SnapshotCost | { status: 'failed'; reason: string };
+  /** hnsw and hybrid-hnsw: recall@10 of the built HNSW store against exact search over every chunk's vector. */
+  graphRecall?: { queries: number; recallAt10: number };
 }
 
 /** What saving and reopening an engine costs (the open runs in a fresh process). */
@@ -494,6 +496,8 @@ export async function runScaleJob(job: ScaleJob): Promise<ScaleResult> {
     const averageChunkCharacters = chunks.reduce((total, chunk) => total + chunk.text.length, 0) / Math.max(1, chunks.length);
     const embedder = choice.embedder as Embedder;
     const { ContextEngine } = await import('@zerda/context');
+    // The HNSW store of the hnsw and hybrid-hnsw configurations, for its recall against exact search.
+    let graphStore: VectorStore | undefined;
     const { value: engine, cost } = await buildCost(async () => {
       switch (job.configuration) {
         case 'keyword':
@@ -507,12 +511,14 @@ export async function runScaleJob(job: ScaleJob): Promise<ScaleResult> {
         case 'hnsw': {
           const { VectorRetriever } = await import('@zerda/retriever');
           const { HnswVectorStore } = await import('@zerda/vector-hnswlib');
-          const retriever = new VectorRetriever({ embedder, store: new HnswVectorStore({ maxElements: job.size }) });
+          graphStore = new HnswVectorStore({ maxElements: job.size });
+          const retriever = new VectorRetriever({ embedder, store: graphStore });
           return new ContextEngine({ config: ENGINE_BENCH_CONFIG, retriever }).index(chunks);
         }
         case 'hybrid-hnsw': {
           const { HnswVectorStore } = await import('@zerda/vector-hnswlib');
-          return new ContextEngine({ config: ENGINE_BENCH_CONFIG }).index(chunks, { embedder, vectorDb: new HnswVectorStore({ maxElements: job.size }) });
+          graphStore = new HnswVectorStore({ maxElements: job.size });
+          return new ContextEngine({ config: ENGINE_BENCH_CONFIG }).index(chunks, { embedder, vectorDb: graphStore });
         }
       }
     });
@@ -527,11 +533,48 @@ export async function runScaleJob(job: ScaleJob): Promise<ScaleResult> {
     });
     cost.peakRssBytes = peakRss();
     const stages = Object.fromEntries(Object.entries(stageTotals).map(([stage, total]) => [stage, total / Math.max(1, queries.length)]));
+    const graphRecall = graphStore ? await graphRecallAt10(graphStore, chunks, queries.slice(0, GRAPH_RECALL_QUERIES), embedder) : undefined;
     const snapshot = job.configuration === 'keyword' || job.configuration === 'hybrid-hnsw' ? await measureSnapshot(engine, job, queries) : undefined;
-    return { ...base, status: 'ok', build: cost, run: summary, retrieve: summarizeLatencies(retrieve), stages, averageChunkCharacters, embeddingSeconds, ...(fidelity ? { embeddingFidelity: fidelity } : {}), ...(snapshot ? { snapshot } : {}) };
+    return { ...base, status: 'ok', build: cost, run: summary, retrieve: summarizeLatencies(retrieve), stages, averageChunkCharacters, embeddingSeconds, ...(fidelity ? { embeddingFidelity: fidelity } : {}), ...(snapshot ? { snapshot } : {}), ...(graphRecall ? { graphRecall } : {}) };
   } catch (error) {
     return { ...base, ...statusOf(error) };
   }
+}
+
+/** Queries whose HNSW top 10 is compared with the exact top 10 (a brute-force pass over every vector each). */
+const GRAPH_RECALL_QUERIES = 50;
+
+/**
+ * recall@10 of `store` (as built by the scale job) against exact cosine search over every chunk's
+ * vector, for `queries` embedded as queries; exact ties go to the earlier chunk. Measured after the
+ * timed queries and the peak-RSS reading, so it changes neither.
+ */
+async function graphRecallAt10(store: VectorStore, chunks: readonly DocumentChunk[], queries: readonly string[], embedder: Embedder): Promise<{ queries: number; recallAt10: number }> {
+  const vectors = chunks.map((chunk) => chunk.embedding as Float32Array);
+  const dimensions = vectors[0]?.length ?? 0;
+  const inverseNorms = new Float64Array(vectors.length);
+  vectors.forEach((vector, index) => {
+    let sum = 0;
+    for (let d = 0; d < dimensions; d++) sum += vector[d]! * vector[d]!;
+    inverseNorms[index] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+  });
+  const exact: string[][] = [];
+  const found: string[][] = [];
+  const queryVectors = await embedder.embed([...queries], { kind: 'query' });
+  for (const raw of queryVectors) {
+    const query = raw instanceof Float32Array ? raw : Float32Array.from(raw);
+    const heap = new TopK(10, (a, b) => a < b);
+    for (let index = 0; index < vectors.length; index++) {
+      const vector = vectors[index]!;
+      let dot = 0;
+      for (let d = 0; d < dimensions; d++) dot += query[d]! * vector[d]!;
+      const score = dot * inverseNorms[index]!;
+      if (heap.admits(score, index)) heap.push(score, index);
+    }
+    exact.push(Array.from(heap.sortedArrays().items, (index) => chunks[index]!.id));
+    found.push((await store.search(query, { k: 10 })).map((hit) => hit.chunk.id));
+  }
+  return { queries: queries.length, recallAt10: recallAgainst(exact, found) };
 }
 
 /** Queries the opened engine answers to check it against the saved one. */

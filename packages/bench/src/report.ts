@@ -437,6 +437,11 @@ export function renderMarkdown(report: BenchmarkReport, options: { chart?: strin
         '',
       );
     }
+    const recalls = report.scale.filter((row) => row.status === 'ok' && row.graphRecall);
+    if (recalls.length > 0) {
+      const parts = recalls.map((row) => `${row.configuration} at ${row.size.toLocaleString('en')} chunks ${fixed(row.graphRecall!.recallAt10, 3)}`);
+      lines.push(`HNSW graph recall@10 against exact cosine search over every chunk's vector (${recalls[0]!.graphRecall!.queries} queries, the store's default search settings): ${parts.join('; ')}.`, '');
+    }
     const fidelity = report.scale.find((row) => row.embeddingFidelity)?.embeddingFidelity;
     if (fidelity) lines.push(`Composed vs whole-text chunk embeddings over the first ${fidelity.sample} chunks: mean cosine ${fixed(fidelity.meanCosine)}, lowest ${fixed(fidelity.minCosine)}.`, '');
     if (options.chart) lines.push(`![run() latency and memory against corpus size](${options.chart})`, '');

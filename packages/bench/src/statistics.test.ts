@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { recallAgainst } from './benchmark.js';
 import { fnv1a } from '@zerda/text';
 import { SeededRandom } from './random.js';
-import { growthExponent, percentile, summarizeLatencies } from './statistics.js';
+import { growthExponent, percentile, recallAgainst, summarizeLatencies } from './statistics.js';
 
 describe('percentile', () => {
   it('interpolates between closest ranks', () => {

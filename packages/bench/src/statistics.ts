@@ -43,3 +43,16 @@ export function growthExponent(sizeA: number, costA: number, sizeB: number, cost
   if (!(sizeA > 0 && sizeB > 0 && costA > 0 && costB > 0) || sizeA === sizeB) return Number.NaN;
   return Math.log(costB / costA) / Math.log(sizeB / sizeA);
 }
+
+/** Mean share of the exact top-k ids that a backend's top-k contains. */
+export function recallAgainst(exact: readonly string[][], found: readonly string[][]): number {
+  let total = 0;
+  let counted = 0;
+  exact.forEach((truth, index) => {
+    if (truth.length === 0) return;
+    const hits = new Set(found[index] ?? []);
+    total += truth.filter((id) => hits.has(id)).length / truth.length;
+    counted++;
+  });
+  return counted === 0 ? Number.NaN : total / counted;
+}

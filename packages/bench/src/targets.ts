@@ -193,7 +193,11 @@ function hybridTarget(report: BenchmarkReport): TargetVerdict {
   const million = scaleRow(report, 'hybrid-hnsw', 1_000_000);
   const parts: Array<{ met: boolean | undefined; evidence: string }> = [
     hundred?.run ? { met: hundred.run.p50Ms <= 4, evidence: `run() p50 ${ms(hundred.run.p50Ms)} at 100,000 chunks` } : { met: undefined, evidence: 'no 100,000-chunk hybrid row' },
-    million?.build ? { met: million.build.ms <= 450_000, evidence: `1M build ${(million.build.ms / 1000).toFixed(0)} s (recall of the HNSW graph against exact is measured in the vectors section, at 100k)` } : { met: undefined, evidence: 'no 1,000,000-chunk hybrid row' },
+    million?.build
+      ? million.graphRecall
+        ? { met: million.build.ms <= 450_000 && million.graphRecall.recallAt10 >= 0.95, evidence: `1M build ${(million.build.ms / 1000).toFixed(0)} s at graph recall@10 ${million.graphRecall.recallAt10.toFixed(3)} against exact` }
+        : { met: million.build.ms <= 450_000, evidence: `1M build ${(million.build.ms / 1000).toFixed(0)} s (graph recall not measured in this run)` }
+      : { met: undefined, evidence: 'no 1,000,000-chunk hybrid row' },
   ];
   return combine(target, parts);
 }
