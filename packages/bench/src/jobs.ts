@@ -662,11 +662,11 @@ export async function createVectorBackend(backend: VectorBackend, dimensions: nu
       return { store, settings: 'MemoryVectorStore: exact, cosine', dispose: async () => undefined };
     }
     case 'hnswlib': {
-      const { HnswVectorStore } = await import('@zerda/vector-hnswlib');
+      const { HnswVectorStore, autoEfSearch } = await import('@zerda/vector-hnswlib');
       const store = new HnswVectorStore({ dimensions, maxElements: size });
       return {
         store,
-        settings: `HnswVectorStore (hnswlib-node 3.0.0): M ${store.M}, efConstruction ${store.efConstruction}, efSearch ${store.efSearch}, cosine (defaults)`,
+        settings: `HnswVectorStore (hnswlib-node 3.0.0): M ${store.M}, efConstruction ${store.efConstruction}, efSearch ${store.efSearchSetting === 'auto' ? `auto (${autoEfSearch(size)} at ${size.toLocaleString('en')} vectors)` : store.efSearch}, parallel build on ${store.buildThreads} threads from ${store.parallelBuildThreshold.toLocaleString('en')} vectors per add, cosine (defaults)`,
         dispose: async () => undefined,
       };
     }

@@ -26,6 +26,8 @@ export interface HnswSnapshotSettings {
   M: number;
   efConstruction: number;
   efSearch: number;
+  /** `efSearch: 'auto'` (then `efSearch` holds its base, 256); absent in snapshots written before it existed. */
+  efSearchAuto?: boolean;
   randomSeed: number;
   maxElements: number;
   nextLabel: number;
@@ -68,6 +70,7 @@ export async function readHnswSnapshot(reader: SnapshotReader, expect: { metric:
   if (!(json.dimensions === null || isCount(json.dimensions, 1))) throw fail(`invalid dimensions ${JSON.stringify(json.dimensions)}`);
   for (const field of ['count', 'nextLabel', 'deletedSlots', 'randomSeed'] as const) if (!isCount(json[field])) throw fail(`invalid ${field} ${JSON.stringify(json[field])}`);
   for (const field of ['M', 'efConstruction', 'efSearch', 'maxElements'] as const) if (!isCount(json[field], 1)) throw fail(`invalid ${field} ${JSON.stringify(json[field])}`);
+  if (json.efSearchAuto !== undefined && typeof json.efSearchAuto !== 'boolean') throw fail(`invalid efSearchAuto ${JSON.stringify(json.efSearchAuto)}`);
   const settings = json as unknown as HnswSnapshotSettings;
   if (expect.metric !== undefined && expect.metric !== settings.metric) throw fail(`it was saved with metric "${settings.metric}", but metric "${expect.metric}" was requested`);
   if (expect.dimensions !== undefined && settings.dimensions !== null && expect.dimensions !== settings.dimensions) {

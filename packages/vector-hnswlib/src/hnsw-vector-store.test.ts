@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchesFilter, ZerdaError, type DocumentChunk, type MetadataFilter, type VectorMetric } from '@zerda/types';
 import { MemoryVectorStore } from '@zerda/vector-memory';
-import { HnswVectorStore } from './hnsw-vector-store.js';
+import { HnswVectorStore, autoEfSearch } from './hnsw-vector-store.js';
 import { gaussianMixture, seededRandom } from '@zerda/vector-conformance';
 
 let directory: string;
@@ -313,6 +313,46 @@ describe('HnswVectorStore persistence', () => {
     });
   });
 
+  it("keeps efSearch 'auto' (the default) or a fixed number through save/load, and reads a snapshot without the flag as fixed", async () => {
+    const store = await filledStore(40);
+    expect([store.efSearchSetting, store.efSearch]).toEqual(['auto', 256]);
+    const autoPath = join(directory, 'auto-ef');
+    await store.save(autoPath);
+    expect((await HnswVectorStore.load(autoPath)).efSearchSetting).toBe('auto');
+    expect((await HnswVectorStore.load(autoPath, { efSearch: 90 })).efSearchSetting).toBe(90);
+    const fixed = new HnswVectorStore({ efSearch: 300 });
+    await fixed.add([chunk('a', [1, 0]), chunk('b', [0, 1])]);
+    const fixedPath = join(directory, 'fixed-ef');
+    await fixed.save(fixedPath);
+    expect((await HnswVectorStore.load(fixedPath)).efSearchSetting).toBe(300);
+    expect((await HnswVectorStore.load(fixedPath, { efSearch: 'auto' })).efSearchSetting).toBe('auto');
+    // A snapshot written before the flag existed (no efSearchAuto): its number is kept as fixed.
+    const { readSnapshotDirectory, writeSnapshotDirectory } = await import('@zerda/persistence');
+    const format = { format: 'test', formatVersion: 1, producer: 'test', zerdaVersion: 'test' };
+    const pair = join(directory, 'ef-flag');
+    await writeSnapshotDirectory(pair, format, (writer) => store.writeSnapshot(writer.scope('vectors')));
+    const jsonPath = join(pair, (await readdir(pair)).find((name) => name.startsWith('g-'))!, 'vectors', 'hnsw.json');
+    const original = await readFile(jsonPath, 'utf8');
+    const json = JSON.parse(original) as Record<string, unknown>;
+    expect(json.efSearchAuto).toBe(true);
+    // The manifest checks sizes even without checksums: pad the edited JSON to the recorded size.
+    const rewrite = (value: Record<string, unknown>) => writeFile(jsonPath, JSON.stringify(value).padEnd(Buffer.byteLength(original), ' '));
+    delete json.efSearchAuto;
+    await rewrite(json);
+    const legacy = new HnswVectorStore();
+    await readSnapshotDirectory(pair, format, (reader) => legacy.readSnapshot(reader.scope('vectors')), { verify: false });
+    expect(legacy.efSearchSetting).toBe(256);
+    json.efSearchAuto = 1;
+    await rewrite(json);
+    await expect(readSnapshotDirectory(pair, format, (reader) => new HnswVectorStore().readSnapshot(reader.scope('vectors')), { verify: false })).rejects.toThrow(/efSearchAuto/);
+  });
+
+  it("refuses an efSearch that is neither a count nor 'auto', naming it", () => {
+    expect(() => new HnswVectorStore({ efSearch: 'fast' as unknown as number })).toThrow(/options\.efSearch must be an integer from 1 to 100000, or 'auto', got/);
+    expect(() => new HnswVectorStore({ efSearch: 0 })).toThrow(/options\.efSearch/);
+    expect(new HnswVectorStore({ efSearch: 'auto' }).efSearchSetting).toBe('auto');
+  });
+
   it('open() creates a store for an empty directory and loads a saved one', async () => {
     const path = join(directory, 'open');
     const fresh = await HnswVectorStore.open({ directory: path, dimensions: 3, metric: 'ip' });
@@ -342,5 +382,21 @@ describe('HnswVectorStore: sizes hnswlib cannot take are refused (found by the f
     await store.add([{ id: 'a', docId: 'a', text: 'x', source: 'a', metadata: {}, position: { index: 0 }, embedding: [1, 0] }]);
     expect((await store.search([1, 0], { k: 1 }))[0]?.chunk.id).toBe('a');
     await expect(store.search([1, 0], { k: 1, efSearch: 2 ** 53 })).rejects.toThrow(/options.efSearch/);
+  });
+});
+
+describe("efSearch 'auto'", () => {
+  it('is 256 up to 100,000 vectors, then grows as the cube root of the count (monotone, capped)', () => {
+    expect([0, 1, 50_000, 100_000].map(autoEfSearch)).toEqual([256, 256, 256, 256]);
+    expect(autoEfSearch(800_000)).toBe(512);
+    expect(autoEfSearch(1_000_000)).toBe(552);
+    expect(autoEfSearch(10_000_000)).toBe(1189);
+    expect(autoEfSearch(1e18)).toBe(100_000);
+    let previous = 0;
+    for (let count = 0; count <= 3_000_000; count += 12_345) {
+      const value = autoEfSearch(count);
+      expect(value).toBeGreaterThanOrEqual(previous);
+      previous = value;
+    }
   });
 });
