@@ -145,6 +145,12 @@ const PATTERN_GROUPS: readonly PatternGroup[] = [
   patternGroup(/[\u0621-\u064A]/, INJECTION_PATTERNS.slice(ARABIC_START), (index) => openingWords(ARABIC_SOURCES[index]!)),
 ];
 
+/** Whether one of `openings` starts at `at` of `text` (a loop, not a closure per occurrence and pattern). */
+function opensAt(openings: readonly string[], text: string, at: number): boolean {
+  for (const word of openings) if (text.startsWith(word, at)) return true;
+  return false;
+}
+
 /** Where a pattern's last match ended (it is tried again only from there on), per pattern of a group. */
 const PATTERN_ENDS = new Int32Array(Math.max(ENGLISH_SOURCES.length, CHAT_MARKERS.length, ARABIC_SOURCES.length));
 
@@ -406,7 +412,7 @@ export function findInjections(text: string): Array<{ start: number; end: number
       for (let index = 0; index < patterns.length; index++) {
         if (at < PATTERN_ENDS[index]!) continue;
         const { sticky, openings } = patterns[index]!;
-        if (!openings.some((word) => normalizedText.startsWith(word, at))) continue;
+        if (!opensAt(openings, normalizedText, at)) continue;
         sticky.lastIndex = at;
         const match = sticky.exec(normalizedText);
         if (match === null || match[0].length === 0) continue;

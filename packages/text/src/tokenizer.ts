@@ -1,5 +1,6 @@
 import { invalidArgument } from '@zerda/types';
 import { requireString } from './input-validation.js';
+import { FNV_OFFSET_BASIS, FNV_PRIME, fnv1aRange } from './hash.js';
 
 /** The script class of a token: Arabic letters, Latin letters, digits (any script), or anything else. */
 export type TokenScript = 'arabic' | 'latin' | 'digit' | 'other';
@@ -133,7 +134,6 @@ export function visitTokens(text: string, visit: (start: number, end: number, sc
   forEachToken(text, visit);
 }
 
-/** The token texts of {@link tokenize}, in order. */
 /**
  * `words(text).map(fnv1a)` without creating the words: the 32-bit FNV-1a of each token's UTF-16 code
  * units, in order (what word shingles are hashed from). Linear in the text.
@@ -155,11 +155,11 @@ export function wordHashes(text: string): Uint32Array {
         index++;
         continue;
       }
-      hash = Math.imul(0x811c9dc5 ^ code, 0x01000193);
+      hash = Math.imul(FNV_OFFSET_BASIS ^ code, FNV_PRIME);
       let after = index + 1;
       let next = after < length ? text.charCodeAt(after) : -1;
       while (next >= 0 && next < 128 && ASCII_KIND[next] === kind) {
-        hash = Math.imul(hash ^ next, 0x01000193);
+        hash = Math.imul(hash ^ next, FNV_PRIME);
         next = ++after < length ? text.charCodeAt(after) : -1;
       }
       if (next < 128) end = after;
@@ -170,8 +170,7 @@ export function wordHashes(text: string): Uint32Array {
       const match = regex.exec(text);
       if (match === null) break;
       end = match.index + match[0].length;
-      hash = 0x811c9dc5;
-      for (let at = match.index; at < end; at++) hash = Math.imul(hash ^ text.charCodeAt(at), 0x01000193);
+      hash = fnv1aRange(text, match.index, end);
     }
     if (count === hashes.length) {
       const grown = new Uint32Array(count * 2);
@@ -184,6 +183,7 @@ export function wordHashes(text: string): Uint32Array {
   return hashes.subarray(0, count);
 }
 
+/** The token texts of {@link tokenize}, in order. */
 export function words(text: string): string[] {
   requireString(text, 'text');
   const result: string[] = [];

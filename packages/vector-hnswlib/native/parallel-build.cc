@@ -124,23 +124,27 @@ void Execute(napi_env /*env*/, void* data) {
     std::atomic<bool> failed(false);
     std::mutex errorLock;
     std::string firstError;
+    auto fail = [&](const char* message) {
+      std::lock_guard<std::mutex> guard(errorLock);
+      if (firstError.empty()) firstError = message;
+      failed.store(true);
+    };
+    // Never throws: an exception anywhere in a worker (its buffer's allocation included) is recorded
+    // and stops every worker, so a helper thread cannot terminate the process and the calling thread
+    // always reaches the joins below.
     auto work = [&]() {
-      std::vector<float> buffer(normalize ? dimensions : 0);
-      for (;;) {
-        if (failed.load(std::memory_order_relaxed)) return;
-        const size_t row = next.fetch_add(1);
-        if (row >= job->count) return;
-        try {
+      try {
+        std::vector<float> buffer(normalize ? dimensions : 0);
+        for (;;) {
+          if (failed.load(std::memory_order_relaxed)) return;
+          const size_t row = next.fetch_add(1);
+          if (row >= job->count) return;
           insert(row, buffer);
-        } catch (const std::exception& e) {
-          std::lock_guard<std::mutex> guard(errorLock);
-          if (firstError.empty()) firstError = e.what();
-          failed.store(true);
-        } catch (...) {
-          std::lock_guard<std::mutex> guard(errorLock);
-          if (firstError.empty()) firstError = "unknown error while inserting";
-          failed.store(true);
         }
+      } catch (const std::exception& e) {
+        fail(e.what());
+      } catch (...) {
+        fail("unknown error while inserting");
       }
     };
 

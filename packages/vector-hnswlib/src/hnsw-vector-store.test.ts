@@ -347,9 +347,12 @@ describe('HnswVectorStore persistence', () => {
     await expect(readSnapshotDirectory(pair, format, (reader) => new HnswVectorStore().readSnapshot(reader.scope('vectors')), { verify: false })).rejects.toThrow(/efSearchAuto/);
   });
 
-  it("refuses an efSearch that is neither a count nor 'auto', naming it", () => {
-    expect(() => new HnswVectorStore({ efSearch: 'fast' as unknown as number })).toThrow(/options\.efSearch must be an integer from 1 to 100000, or 'auto', got/);
-    expect(() => new HnswVectorStore({ efSearch: 0 })).toThrow(/options\.efSearch/);
+  it("refuses an efSearch that is neither a count nor 'auto', naming it", async () => {
+    for (const bad of ['fast', 'AUTO', 0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 100_001]) {
+      expect(() => new HnswVectorStore({ efSearch: bad as number })).toThrow(/options\.efSearch must be an integer from 1 to 100000, or 'auto', got/);
+      // load() refuses it before reading anything (here: a directory that does not exist).
+      await expect(HnswVectorStore.load(join(tmpdir(), 'zerda-hnsw-no-such-store'), { efSearch: bad as number })).rejects.toThrow(/options\.efSearch must be an integer from 1 to 100000, or 'auto', got/);
+    }
     expect(new HnswVectorStore({ efSearch: 'auto' }).efSearchSetting).toBe('auto');
   });
 
@@ -392,6 +395,9 @@ describe("efSearch 'auto'", () => {
     expect(autoEfSearch(1_000_000)).toBe(552);
     expect(autoEfSearch(10_000_000)).toBe(1189);
     expect(autoEfSearch(1e18)).toBe(100_000);
+    for (const bad of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '1000' as unknown as number]) {
+      expect(() => autoEfSearch(bad)).toThrow(/count must be a non-negative integer \(a number of vectors\), got/);
+    }
     let previous = 0;
     for (let count = 0; count <= 3_000_000; count += 12_345) {
       const value = autoEfSearch(count);

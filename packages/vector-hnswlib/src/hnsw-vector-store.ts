@@ -105,6 +105,12 @@ const AUTO_EF_SEARCH_BASE = 100_000;
  * times the vectors; the cube root gives 552 at a million.
  */
 export function autoEfSearch(count: number): number {
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw invalidArgument('count', 'a non-negative integer (a number of vectors)', count);
+  return efSearchFor(count);
+}
+
+/** {@link autoEfSearch} without validation (the store's own counts). */
+function efSearchFor(count: number): number {
   return count <= AUTO_EF_SEARCH_BASE ? DEFAULT_EF_SEARCH : Math.min(MAXIMA.efSearch, Math.ceil(DEFAULT_EF_SEARCH * Math.cbrt(count / AUTO_EF_SEARCH_BASE)));
 }
 /**
@@ -157,8 +163,10 @@ let warnedParallelFailure = false;
 /** The `efSearch` option: a fixed number, or undefined for `'auto'` (also when not given). */
 function efSearchOption(value: unknown, field: string): number | undefined {
   if (value === undefined || value === 'auto') return undefined;
-  if (typeof value !== 'number') throw invalidArgument(field, `an integer from 1 to ${MAXIMA.efSearch}, or 'auto'`, value);
-  return integerOption(value, field, 1, DEFAULT_EF_SEARCH, MAXIMA.efSearch);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAXIMA.efSearch) {
+    throw invalidArgument(field, `an integer from 1 to ${MAXIMA.efSearch}, or 'auto'`, value);
+  }
+  return value;
 }
 
 /** The `efSearch` a snapshot recorded: `'auto'` (undefined) when flagged, else the fixed number (snapshots before the flag kept a fixed one). */
@@ -257,7 +265,7 @@ export class HnswVectorStore implements VectorStore {
 
   /** The candidate list a search uses by default now: the fixed `efSearch`, or `'auto'`'s for the current count. */
   get efSearch(): number {
-    return this.settingEfSearch ?? autoEfSearch(this.labelById.size);
+    return this.settingEfSearch ?? efSearchFor(this.labelById.size);
   }
 
   /** The `efSearch` setting: a fixed number, or `'auto'`. */
@@ -398,7 +406,10 @@ export class HnswVectorStore implements VectorStore {
         return index;
       });
       if (built.getCurrentCount() !== expectedCount || built.getMaxElements() !== capacity) {
-        throw new Error(`the built graph holds ${built.getCurrentCount()} of ${built.getMaxElements()} slots, expected ${expectedCount} of ${capacity}`);
+        const message = `the built graph holds ${built.getCurrentCount()} of ${built.getMaxElements()} slots, expected ${expectedCount} of ${capacity}`;
+        // Free the refused graph now, not whenever V8 collects its small wrapper.
+        built.initIndex(1, this.M, this.efConstruction, this.randomSeed, true);
+        throw new Error(message);
       }
     } catch (error) {
       if (!warnedParallelFailure) {
@@ -414,8 +425,8 @@ export class HnswVectorStore implements VectorStore {
       built.initIndex(1, this.M, this.efConstruction, this.randomSeed, true);
       throw error;
     }
-    // From here on synchronous: no search or write sees a half-switched store.
-    built.setEf(this.efSearch);
+    // From here on synchronous: no search or write sees a half-switched store. (Each graph search sets
+    // its own ef.)
     this.index = built;
     chunks.forEach((chunk, i) => {
       const label = labels[i]!;
@@ -463,7 +474,7 @@ export class HnswVectorStore implements VectorStore {
    */
   async search(vector: Embedding, options: HnswSearchOptions): Promise<VectorSearchHit[]> {
     const { k, filter } = validateSearchOptions(options, ['efSearch']);
-    const efSearch = integerOption(options.efSearch, 'options.efSearch', 1, this.efSearch, MAXIMA.efSearch);
+    const efSearch = options.efSearch === undefined ? this.efSearch : integerOption(options.efSearch, 'options.efSearch', 1, DEFAULT_EF_SEARCH, MAXIMA.efSearch);
     const query = validateEmbedding(vector, 'vector', this.exact.dimensions);
     const live = await this.exact.count();
     if (k === 0 || live === 0 || !this.index) return [];
@@ -686,6 +697,7 @@ export class HnswVectorStore implements VectorStore {
     const { verify, ...overrides } = options;
     const { hasSnapshotDirectory, readSnapshotDirectory } = await import('@zerda/persistence');
     // Search and build knobs are not saved: they apply to the store as loaded. Checked before reading.
+    const efSearchOverride = overrides.efSearch === undefined ? null : efSearchOption(overrides.efSearch, 'options.efSearch');
     if (overrides.exactSearchThreshold !== undefined) integerOption(overrides.exactSearchThreshold, 'options.exactSearchThreshold', 0, 0, MAXIMA.exactSearchThreshold);
     if (overrides.buildThreads !== undefined) integerOption(overrides.buildThreads, 'options.buildThreads', 1, 1, MAXIMA.buildThreads);
     if (overrides.parallelBuildThreshold !== undefined) integerOption(overrides.parallelBuildThreshold, 'options.parallelBuildThreshold', 1, 1, MAXIMA.parallelBuildThreshold);
@@ -701,7 +713,7 @@ export class HnswVectorStore implements VectorStore {
         async (reader) => {
           const state = await readHnswSnapshot(reader, { metric: overrides.metric, dimensions: overrides.dimensions });
           const store = new HnswVectorStore({ metric: state.settings.metric, directory, ...thresholdOption });
-          store.adopt(state, overrides.efSearch !== undefined ? efSearchOption(overrides.efSearch, 'options.efSearch') : savedEfSearch(state.settings));
+          store.adopt(state, efSearchOverride === null ? savedEfSearch(state.settings) : efSearchOverride);
           return store;
         },
         { verify: verify ?? true },
@@ -717,7 +729,7 @@ export class HnswVectorStore implements VectorStore {
         index: loaded.index,
         labelById: new Map(loaded.labels.ids.map((id, i) => [id, loaded.labels.labels[i]!])),
       },
-      overrides.efSearch !== undefined ? efSearchOption(overrides.efSearch, 'options.efSearch') : manifest.efSearch,
+      efSearchOverride === null ? manifest.efSearch : efSearchOverride,
     );
     return store;
   }
