@@ -145,16 +145,19 @@ export class ConversationHistory {
    * `n` turns' literal queries (most recent first, without words the query already has, at most
    * `maxKeywords`) are appended as `${query} (kw1 kw2 …)` — parentheses, not a labelled marker, so that no label word is ever retrieved with; otherwise the query is returned
    * unchanged, so a self-contained question is not steered by old topics. `n` defaults to
-   * `config.enrichTurns`; `n = 0` disables enrichment.
+   * `config.enrichTurns`; `n = 0` disables enrichment. A question identical to the latest turn (a
+   * retry, or a later step of a tool loop whose first step recorded it) is enriched from the turns
+   * before it, exactly as it was the first time.
    */
   getEnrichedQuery(query: string, n: number = this.config.enrichTurns): string {
     assertString(query, 'query');
     assertNumber(n, 'n', { min: 0, integer: true });
-    if (n === 0 || this.list.length === 0 || !this.needsContext(query)) return query;
+    const end = this.list.length > 0 && this.list[this.list.length - 1]!.query === query ? this.list.length - 1 : this.list.length;
+    if (n === 0 || end === 0 || !this.needsContext(query)) return query;
     const own = new Set(words(normalizeText(query)));
     const seen = new Set<string>();
     const keywords: string[] = [];
-    for (const turn of this.list.slice(-n).reverse()) {
+    for (const turn of this.list.slice(Math.max(0, end - n), end).reverse()) {
       for (const word of words(turn.query)) {
         // A "word" longer than any real word (an identifier, a run of junk) would only bloat the query.
         if (word.length > MAX_STEMMED_LENGTH) continue;

@@ -97,6 +97,7 @@ import {
 } from './snapshot.js';
 import { truncateWithinBudget, withComposerFallbacks, type CompleteComposer } from './composer-fallbacks.js';
 import { Conversation, ConversationRegistry, checkConversationId, type ConversationHost } from './conversations.js';
+import { Scope, conversationKey, scopedRunOptions, type ScopeHost, type ScopeOptions, type ScopeState } from './scope.js';
 import { composeWithinBudget } from './within-budget.js';
 
 const now = (): number => performance.now();
@@ -116,7 +117,7 @@ function requireString(value: unknown, field: string): string {
  * share one engine through conversations (`run(q, { conversation: id })` or
  * `engine.conversation(id).run(q)`): each has its own history and its own cache entries.
  */
-export class ContextEngine implements ConversationHost {
+export class ContextEngine implements ConversationHost, ScopeHost {
   readonly config: ContextEngineConfig;
   protected readonly analyzer: QueryAnalyzerContract;
   protected chunkFilter: ChunkFilterContract;
@@ -502,28 +503,57 @@ export class ContextEngine implements ConversationHost {
    * OpenTelemetry, one `retrieval` span with a child per stage (`zerda.analyze` … `zerda.guard`).
    */
   async run(query: unknown, options: RunOptions = {}): Promise<ContextResult> {
+    return this.tracedRun(undefined, query, options);
+  }
+
+  /**
+   * A view of this engine for one tenant, user or conversation: its `filter` is ANDed with every
+   * call's (a call can only narrow it), its cache entries and history are keyed by its `id` and
+   * `conversation`, and nothing of it reaches another scope. See {@link ScopeOptions}; the README's
+   * "Many users, one engine" section shows a scope per request for each framework bridge.
+   */
+  scope(options: ScopeOptions): Scope {
+    return new Scope(this, options);
+  }
+
+  /** @internal `scope.run`: a run confined to `scope`. */
+  runInScope(scope: ScopeState, query: unknown, options: RunOptions): Promise<ContextResult> {
+    return this.tracedRun(scope, query, options);
+  }
+
+  /** @internal `scope.runMulti`. */
+  runMultiInScope(scope: ScopeState, queries: unknown, options: RunMultiOptions): Promise<{ context: string; results: ContextResult[]; allocations: number[] }> {
+    return this.multi(scope, queries, options);
+  }
+
+  private tracedRun(scope: ScopeState | undefined, query: unknown, options: RunOptions): Promise<ContextResult> {
     const telemetry = this.telemetry.options;
     return traced(
       this.telemetry,
       'retrieval',
-      { 'gen_ai.operation.name': 'retrieval', 'gen_ai.data_source.id': telemetry.dataSourceId },
-      (trace) => this.runPipeline(query, options, trace),
+      { 'gen_ai.operation.name': 'retrieval', 'gen_ai.data_source.id': telemetry.dataSourceId, ...(scope?.path ? { 'zerda.scope.id': scope.path.join('/') } : {}) },
+      (trace) => this.runPipeline(query, options, trace, scope),
       (result) => runAttributes(result, telemetry.recordQueryText === true, telemetry.recordDocuments === true),
     );
   }
 
-  private async runPipeline(query: unknown, options: RunOptions, trace: Trace | undefined): Promise<ContextResult> {
+  private async runPipeline(query: unknown, options: RunOptions, trace: Trace | undefined, scope: ScopeState | undefined): Promise<ContextResult> {
     const started = now();
     parseOrThrow(runOptionsSchema, options, 'options');
     const literal = this.checkedQuery(query, 'query');
     if (this.counter.load) await this.counter.load();
     const signal = options.signal;
     signal?.throwIfAborted();
-    const filter = options.metadataFilters === undefined ? undefined : parseMetadataFilter(options.metadataFilters, 'options.metadataFilters');
-    const useHistory = options.useHistory ?? true;
-    const recordTurn = options.recordTurn ?? true;
-    const conversation = options.conversation;
-    const history = this.historyFor(conversation);
+    const callFilter = options.metadataFilters === undefined ? undefined : parseMetadataFilter(options.metadataFilters, 'options.metadataFilters');
+    let filter = callFilter;
+    let useHistory = options.useHistory ?? true;
+    let recordTurn = options.recordTurn ?? true;
+    let conversation = options.conversation;
+    if (scope) ({ filter, conversation, useHistory, recordTurn } = scopedRunOptions(scope, options, callFilter));
+    const registryKey = conversation === undefined ? undefined : conversationKey(scope, conversation);
+    const history = scope && registryKey === undefined ? undefined : this.historyFor(registryKey);
+    // An anonymous scope shares nothing, not even a cache entry with itself on the next request.
+    const cacheable = scope === undefined || scope.path !== undefined;
     const generation = this.generation;
     const timings: StageTimings = { cache: 0, analyze: 0, retrieve: 0, filter: 0, rank: 0, rerank: 0, compose: 0, guard: 0, total: 0 };
 
@@ -535,7 +565,7 @@ export class ContextEngine implements ConversationHost {
     }
 
     let stage = now();
-    const cacheKey = this.cache
+    const cacheKey = this.cache && cacheable
       ? ContextCache.key({
           effectiveQuery,
           filter,
@@ -548,7 +578,8 @@ export class ContextEngine implements ConversationHost {
             // A conversation's entries are its own: another conversation never hits them (not even
             // learns from `fromCache` that the same question was asked), and the literal query is
             // part of the key so a hit's analysis is always the caller's.
-            conversation: conversation ?? null,
+            conversation: registryKey ?? null,
+            scope: scope === undefined ? null : scope.path ? [...scope.path] : null,
             literal,
           },
         })
@@ -559,7 +590,7 @@ export class ContextEngine implements ConversationHost {
       timings.total = now() - started;
       // Defect 3 of the spec: a hit returns the full original result, flagged, never zeroed counts.
       const hit: ContextResult = { ...cached, query: literal, fromCache: true, timings: { ...cached.timings, cache: round(timings.cache), total: round(timings.total) } };
-      this.afterRun(hit, literal, recordTurn ? history : undefined, true, conversation);
+      this.afterRun(hit, literal, recordTurn ? history : undefined, true, conversation, scope);
       return hit;
     }
 
@@ -652,7 +683,7 @@ export class ContextEngine implements ConversationHost {
     };
     // Synchronous from here on: cache, history and statistics stay consistent under concurrency.
     if (cacheKey !== undefined && this.cache && generation === this.generation) this.cache.set(cacheKey, result);
-    this.afterRun(result, literal, recordTurn ? history : undefined, false, conversation);
+    this.afterRun(result, literal, recordTurn ? history : undefined, false, conversation, scope);
     return result;
   }
 
@@ -690,7 +721,7 @@ export class ContextEngine implements ConversationHost {
     return conversation === undefined ? this.history : this.conversations.history(conversation);
   }
 
-  private afterRun(result: ContextResult, literal: string, history: ConversationHistory | undefined, fromCache: boolean, conversation: string | undefined): void {
+  private afterRun(result: ContextResult, literal: string, history: ConversationHistory | undefined, fromCache: boolean, conversation: string | undefined, scope: ScopeState | undefined): void {
     history?.addTurn({ query: literal, context: result.context, analysis: result.analysis });
     this.adaptive?.record({
       responseMs: result.timings.total,
@@ -704,6 +735,8 @@ export class ContextEngine implements ConversationHost {
       'info',
       {
         event: 'run',
+        // Logs name a scope by its id (never its filter's values) and its conversation.
+        ...(scope === undefined ? {} : { scope: scope.path?.join('/') ?? null }),
         ...(conversation === undefined ? {} : { conversation }),
         fromCache,
         retrieved: result.counts.retrieved,
@@ -730,6 +763,10 @@ export class ContextEngine implements ConversationHost {
 
   /** `runMulti` with every per-query result. */
   async runMultiDetailed(queries: unknown, options: RunMultiOptions = {}): Promise<{ context: string; results: ContextResult[]; allocations: number[] }> {
+    return this.multi(undefined, queries, options);
+  }
+
+  private async multi(scope: ScopeState | undefined, queries: unknown, options: RunMultiOptions): Promise<{ context: string; results: ContextResult[]; allocations: number[] }> {
     parseOrThrow(runMultiOptionsSchema, options, 'options');
     if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
     const list = queries.map((query, i) => this.checkedQuery(query, `queries[${i}]`));
@@ -745,7 +782,7 @@ export class ContextEngine implements ConversationHost {
       list.map((query, i) => {
         const overhead = this.counter(headers[i]! + '\n') + (i > 0 ? this.counter(separator) : 0);
         const share = Math.max(0, allocations[i]! - overhead);
-        return this.run(query, { ...runOptions, overrideBudget: share, recordTurn: false });
+        return this.tracedRun(scope, query, { ...runOptions, overrideBudget: share, recordTurn: false });
       }),
     );
     const sections = results.map((result, i) => `${headers[i]}\n${result.context}`);

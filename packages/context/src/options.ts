@@ -154,6 +154,7 @@ export const telemetryOptionsSchema = z
       .optional(),
     recordQueryText: z.boolean().optional(),
     recordDocuments: z.boolean().optional(),
+    recordErrorDetails: z.boolean().optional(),
     dataSourceId: z.string().min(1).optional(),
   })
   .optional();

@@ -2,6 +2,7 @@ import type { ContextResult } from '@zerda/types';
 import { invalidArgument } from '@zerda/types';
 import { detectLanguage } from '@zerda/text';
 import type { RunOptions } from './options.js';
+import type { ScopeOptions } from './scope.js';
 
 /**
  * What the framework bridges (`@zerda/ai-sdk`, `@zerda/langchain`, `@zerda/mcp`) need of an engine:
@@ -29,8 +30,32 @@ export const BRIDGE_RUN_DEFAULTS: Readonly<Pick<RunOptions, 'useHistory' | 'reco
 
 /**
  * What a bridge tells a model when the context is empty: one sentence, in Arabic for an Arabic
- * query, in English otherwise (an empty string would read as a failure to call the tool).
+ * query, in English otherwise (an empty string would read as a failure to call the tool). Given the
+ * run's result, it tells "nothing matched" apart from "passages matched but none fit the budget".
  */
-export function emptyContextMessage(query: string): string {
-  return detectLanguage(query) === 'ar' ? 'لم يُعثر على مقاطع ذات صلة في قاعدة المعرفة.' : 'No relevant passages were found in the knowledge base.';
+export function emptyContextMessage(query: string, result?: Pick<ContextResult, 'counts' | 'budget'>): string {
+  const arabic = detectLanguage(query) === 'ar';
+  if (result !== undefined && result.counts.afterRank > 0) {
+    return arabic
+      ? `وُجدت مقاطع ذات صلة، لكن لم يتّسع لأيٍّ منها الحدّ المسموح (${result.budget.limit} ${result.budget.unit === 'tokens' ? 'رمزاً' : 'حرفاً'}).`
+      : `Relevant passages were found, but none fit within the budget (${result.budget.limit} ${result.budget.unit}).`;
+  }
+  return arabic ? 'لم يُعثر على مقاطع ذات صلة في قاعدة المعرفة.' : 'No relevant passages were found in the knowledge base.';
+}
+
+/**
+ * A runner for one request: `resolved` scope options applied to `engine` when it can make scopes
+ * (`engine.scope(…)`: a `ContextEngine` or a `Scope`), so that the request's filter is ANDed and its
+ * history and cache entries are keyed by the scope. A runner without `scope()` (a wrapper the
+ * application wrote) is used as it is, and must isolate its requests itself.
+ */
+export function scopedRunner(engine: ContextRunner, resolved: ScopeOptions | undefined): ContextRunner {
+  const scoping = engine as ContextRunner & { scope?: (options: ScopeOptions) => ContextRunner };
+  if (typeof scoping.scope !== 'function') {
+    if (resolved !== undefined && Object.keys(resolved).length > 0) {
+      throw invalidArgument('scope', 'a ContextEngine or a Scope (with scope()) when a scope is resolved per request', engine);
+    }
+    return engine;
+  }
+  return scoping.scope(resolved ?? {});
 }

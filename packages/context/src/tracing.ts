@@ -1,3 +1,5 @@
+import { redactError } from '@zerda/types';
+
 /**
  * OpenTelemetry spans for the engine, through the optional peer `@opentelemetry/api`.
  *
@@ -61,6 +63,11 @@ export interface TelemetryOptions {
   recordDocuments?: boolean;
   /** `gen_ai.data_source.id` on every run span (e.g. the name of the knowledge base). */
   dataSourceId?: string;
+  /**
+   * Record a failed run's full error message on its spans. Default false: the spans get the error's
+   * code and field path, never the values it may quote (a filter's value, a query's words).
+   */
+  recordErrorDetails?: boolean;
 }
 
 const TRACER_NAME = '@zerda/context';
@@ -148,9 +155,12 @@ export class Trace {
 
   /** Records `error` on the open child (if any) and the parent, marks both failed and ends them. */
   fail(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
+    // Error texts can hold a filter's values or a query's words: only the code and the field path
+    // reach a span unless the application opts in (`recordErrorDetails`).
+    const recorded = this.options.recordErrorDetails === true ? error : redactError(error);
+    const message = recorded instanceof Error ? recorded.message : String(recorded);
     for (const span of this.#stage ? [this.#stage, this.span] : [this.span]) {
-      span.recordException(error instanceof Error ? error : message);
+      span.recordException(recorded instanceof Error ? recorded : message);
       span.setAttributes({ 'error.type': errorType(error) });
       span.setStatus({ code: STATUS_ERROR, message });
       span.end();

@@ -137,3 +137,29 @@ export function checkBoolean(value: unknown, field: string): boolean {
   if (typeof value !== 'boolean') throw invalidArgument(field, 'a boolean', value);
   return value;
 }
+
+/** Details that never hold a caller's values: what {@link redactError} keeps. */
+const SAFE_DETAILS = ['field', 'expected', 'operation', 'component', 'check', 'limit'] as const;
+
+/**
+ * The error as it may be shown to a model, a client or a trace: a `ZerdaError` with the same code
+ * and field path but none of the values (a filter's value, a query's text, a backend's reason) that
+ * the original's message may hold — `received` and `reason` read "withheld". Any other error
+ * becomes `ZERDA_BACKEND_ERROR` "internal error". The original stays reachable as `cause` for the
+ * application's own log; it is never serialised (`toJSON` shows only the redacted fields).
+ */
+export function redactError(error: unknown): ZerdaError {
+  if (ZerdaError.isInstance(error)) {
+    const details: ErrorDetails = {};
+    for (const key of SAFE_DETAILS) if (typeof error.details[key] === 'string') details[key] = error.details[key];
+    if (error.details.received !== undefined) details.received = 'a value (withheld)';
+    if (error.details.reason !== undefined) details.reason = 'details withheld';
+    if (error.code === 'ZERDA_DIMENSION_MISMATCH') details.received = String(error.details.received ?? '?');
+    const redacted = new ZerdaError(error.code, details, { cause: error });
+    Object.defineProperty(redacted, 'cause', { enumerable: false });
+    return redacted;
+  }
+  const redacted = new ZerdaError('ZERDA_BACKEND_ERROR', { component: 'zerda', operation: 'the request', reason: 'internal error (details withheld)' }, { cause: error });
+  Object.defineProperty(redacted, 'cause', { enumerable: false });
+  return redacted;
+}
