@@ -29,3 +29,16 @@ export { citationsOf, explainResult, summarizeResult, type Citation, type Contex
 export type { TelemetryOptions, OpenTelemetryApi, TracerProviderLike, TracerLike, SpanLike } from './tracing.js';
 export { BRIDGE_RUN_DEFAULTS, assertContextRunner, emptyContextMessage, scopedRunner, type ContextRunner } from './runner.js';
 export { Scope, MAX_SCOPE_ID_LENGTH, type ScopeOptions } from './scope.js';
+export {
+  explainPromptPlan,
+  planPrompt,
+  promptLength,
+  type PlanPromptOptions,
+  type PlannedPrompt,
+  type PromptContentPart,
+  type PromptMemoryItem,
+  type PromptMessage,
+  type PromptParts,
+  type PromptPlanDecision,
+  type PromptToolOutput,
+} from './prompt-planner.js';

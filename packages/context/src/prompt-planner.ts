@@ -1,0 +1,656 @@
+/**
+ * The context-window planner: fits a whole prompt — system instructions, the conversation, tool calls
+ * and their results, memory items and retrieved passages — into a model's window by value, and says
+ * what it kept, shortened or dropped and why. Runtime-neutral (no Node built-in): it runs wherever
+ * the engine runs, on every step of an agent's tool loop.
+ */
+import { SmartContextComposer } from '@zerda/composer';
+import { toLengthCounter, type LengthCounterName } from '@zerda/context-core';
+import { KeywordRetriever } from '@zerda/retriever';
+import { defaultAnalyzer, truncateAtWordBoundary } from '@zerda/text';
+import { invalidArgument, ZerdaError, type DocumentChunk, type LengthCounter, type ScoredChunk } from '@zerda/types';
+import { countWithin, parseJsonText, rankSegments, reduceJson, reduceText } from './tool-output-reduction.js';
+
+/**
+ * What a tool returned, in the AI SDK's shape (`LanguageModelV4ToolResultOutput`): text or JSON,
+ * an error as text or JSON, a denial, or a list of content items.
+ */
+export type PromptToolOutput =
+  | { type: 'text' | 'error-text'; value: string; [key: string]: unknown }
+  | { type: 'json' | 'error-json'; value: unknown; [key: string]: unknown }
+  | { type: 'execution-denied'; reason?: string; [key: string]: unknown }
+  | { type: 'content'; value: Array<{ type: string; text?: string; [key: string]: unknown }>; [key: string]: unknown };
+
+/**
+ * One part of a message, in the AI SDK's prompt shape: `text` and `reasoning` (`text`), `tool-call`
+ * (`toolCallId`, `toolName`, `input`), `tool-result` (`toolCallId`, `toolName`, `output`), or any
+ * other part (a file …), which is kept or dropped with its message and counts
+ * {@link PlanPromptOptions.filePartLength}. Other fields (provider options) are carried over.
+ */
+export interface PromptContentPart {
+  type: string;
+  text?: string;
+  toolCallId?: string;
+  toolName?: string;
+  input?: unknown;
+  output?: PromptToolOutput;
+  [key: string]: unknown;
+}
+
+/** A message of the prompt: a system message's content is a string; others a string or a list of parts. */
+export interface PromptMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string | PromptContentPart[];
+  [key: string]: unknown;
+}
+
+/** A remembered fact (long-term memory), placed in a system message when it is relevant. */
+export interface PromptMemoryItem {
+  id?: string;
+  text: string;
+}
+
+/** The parts of a prompt the planner fits into the window. */
+export interface PromptParts {
+  /** The conversation in order: system messages (kept whole), user, assistant and tool messages. */
+  messages: PromptMessage[];
+  /** Memory items: the ones relevant to the question are kept (whole or shortened), the others dropped. */
+  memory?: ReadonlyArray<PromptMemoryItem | string>;
+  /** Retrieved passages (e.g. `result.chunks` of a run, or a retriever's hits), composed into what remains. */
+  retrieved?: ScoredChunk[];
+  /** The current question. Default: the text of the last user message. */
+  question?: string;
+}
+
+/** Options of {@link planPrompt}. */
+export interface PlanPromptOptions {
+  /** The window: the model's context length minus what is reserved for its output, in the counter's unit. */
+  window: number;
+  /** How the prompt is measured: a counter (e.g. `tokenCounter('o200k_base')`) or its name. Default `cl100k_base`. */
+  counter?: LengthCounter | LengthCounterName | ((text: string) => number);
+  /** Units added per message for the chat format's framing (OpenAI: 3 per message, 3 priming the reply). Default 4. */
+  messageOverhead?: number;
+  /** Units a part the planner cannot measure (a file, an image) is counted as. Default 1000. */
+  filePartLength?: number;
+  /** Messages before the question kept whole when they fit, newest first (the recent dialogue). Default 4. */
+  recentMessages?: number;
+  /** Share of the window reserved for the retrieved passages while the conversation is planned (when there are any). Default 0.3. */
+  retrievedShare?: number;
+}
+
+/** What happened to a part, and why. */
+export interface PromptPlanDecision {
+  /** Index of the message in `parts.messages` (undefined for memory and retrieved context). */
+  message?: number;
+  /** Index of the part in the message's content (undefined for a whole message or a string content). */
+  part?: number;
+  /** Index of the memory item, for memory. */
+  memory?: number;
+  role: PromptMessage['role'] | 'memory' | 'context';
+  kind: 'text' | 'tool-call' | 'tool-result' | 'file' | 'memory' | 'context';
+  action: 'kept' | 'shortened' | 'dropped';
+  /**
+   * Why: `system` (fixed), `question` (the current question), `current-step` (the tool loop of the
+   * current question), `recent` (the newest messages), `relevant` (an older part that matches the
+   * question), `room-left` (an older part shortened into what remained), `not-relevant` (dropped:
+   * no room once the relevant parts were placed), `no-room`, `retrieved`, `paired` (dropped with the
+   * tool call or result it belongs to).
+   */
+  reason: 'system' | 'question' | 'current-step' | 'recent' | 'relevant' | 'room-left' | 'not-relevant' | 'no-room' | 'retrieved' | 'paired';
+  /** Length of the part before and after, in the counter's unit. `before` is undefined when it was too long to count (a reduced megabyte output). */
+  before?: number;
+  after: number;
+  /** BM25 relevance of the part's turn to the question, for older turns and memory. */
+  relevance?: number;
+}
+
+/** The fitted prompt and its explanation. */
+export interface PlannedPrompt {
+  /** The messages to send: the kept messages in their order (shortened parts replaced), with the memory and the retrieved context as system messages after the leading system messages. */
+  messages: PromptMessage[];
+  /** For each message of `messages`, its index in `parts.messages` (undefined for the memory and context messages). */
+  sources: Array<number | undefined>;
+  /** Kept memory items (possibly shortened). */
+  memory: PromptMemoryItem[];
+  /** The composed retrieved context ('' when none). */
+  context: string;
+  /** The question the relevance was judged against. */
+  question: string;
+  /** Length of `messages` as measured by {@link promptLength}, never above `window`. */
+  length: number;
+  window: number;
+  unit: string;
+  decisions: PromptPlanDecision[];
+}
+
+const DEFAULTS = { messageOverhead: 4, filePartLength: 1000, recentMessages: 4, retrievedShare: 0.3 };
+
+function number(value: unknown, field: string, minimum: number, maximum = Number.POSITIVE_INFINITY, integer = false): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < minimum || value > maximum || (integer && !Number.isInteger(value))) {
+    throw invalidArgument(field, `${integer ? 'an integer' : 'a number'} ${maximum === Number.POSITIVE_INFINITY ? `>= ${minimum}` : `in [${minimum}, ${maximum}]`}`, value);
+  }
+  return value;
+}
+
+const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
+
+function validateMessages(messages: unknown): PromptMessage[] {
+  if (!Array.isArray(messages)) throw invalidArgument('parts.messages', 'an array of messages', messages);
+  messages.forEach((message: unknown, index) => {
+    const field = `parts.messages[${index}]`;
+    if (message === null || typeof message !== 'object') throw invalidArgument(field, 'a message object { role, content }', message);
+    const { role, content } = message as PromptMessage;
+    if (!ROLES.has(role)) throw invalidArgument(`${field}.role`, 'one of system, user, assistant, tool', role);
+    if (typeof content === 'string') return;
+    if (!Array.isArray(content)) throw invalidArgument(`${field}.content`, 'a string or an array of parts', content);
+    if (role === 'system') throw invalidArgument(`${field}.content`, 'a string (system messages hold text)', content);
+    content.forEach((part: unknown, at) => {
+      const partField = `${field}.content[${at}]`;
+      if (part === null || typeof part !== 'object' || typeof (part as PromptContentPart).type !== 'string') throw invalidArgument(partField, 'a part object with a type', part);
+      const typed = part as PromptContentPart;
+      if ((typed.type === 'text' || typed.type === 'reasoning') && typeof typed.text !== 'string') throw invalidArgument(`${partField}.text`, 'a string', typed.text);
+      if (typed.type === 'tool-result') {
+        const output = typed.output as { type?: unknown; value?: unknown } | undefined;
+        if (output === null || typeof output !== 'object' || typeof output.type !== 'string') throw invalidArgument(`${partField}.output`, 'a tool output { type, value }', output);
+        if ((output.type === 'text' || output.type === 'error-text') && typeof output.value !== 'string') throw invalidArgument(`${partField}.output.value`, 'a string', output.value);
+        if (output.type === 'content' && !Array.isArray(output.value)) throw invalidArgument(`${partField}.output.value`, 'an array of content items', output.value);
+      }
+    });
+  });
+  return messages as PromptMessage[];
+}
+
+/** The text a part is measured by (tool-call inputs and JSON outputs as their JSON). */
+function partText(part: PromptContentPart): string | undefined {
+  switch (part.type) {
+    case 'text':
+    case 'reasoning':
+      return part.text ?? '';
+    case 'tool-call':
+      return `${part.toolName ?? ''} ${typeof part.input === 'string' ? part.input : (JSON.stringify(part.input) ?? '')}`;
+    case 'tool-result':
+      return outputText(part.output!);
+    default:
+      return undefined;
+  }
+}
+
+function outputText(output: PromptToolOutput): string {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return output.value as string;
+    case 'json':
+    case 'error-json':
+      return JSON.stringify(output.value) ?? 'null';
+    case 'execution-denied':
+      return (output.reason as string | undefined) ?? 'execution denied';
+    case 'content':
+      return (output.value as Array<{ type: string; text?: string }>).map((item) => (item.type === 'text' ? (item.text ?? '') : '')).join('\n');
+    default:
+      return JSON.stringify(output) ?? '';
+  }
+}
+
+function partsOf(message: PromptMessage): PromptContentPart[] {
+  return typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+}
+
+/**
+ * The length of a prompt as the planner measures it: for every message, `messageOverhead` plus the
+ * count of each part's text (tool calls: the tool's name and the input's JSON; tool results: the
+ * output's text or JSON), and `filePartLength` per part without text (a file, an image).
+ */
+export function promptLength(messages: PromptMessage[], counter: LengthCounter | LengthCounterName | ((text: string) => number) = 'cl100k_base', options: Pick<PlanPromptOptions, 'messageOverhead' | 'filePartLength'> = {}): number {
+  const count = toLengthCounter(counter);
+  const checked = validateMessages(messages);
+  const overhead = options.messageOverhead === undefined ? DEFAULTS.messageOverhead : number(options.messageOverhead, 'options.messageOverhead', 0);
+  const fileLength = options.filePartLength === undefined ? DEFAULTS.filePartLength : number(options.filePartLength, 'options.filePartLength', 0);
+  let total = 0;
+  for (const message of checked) {
+    total += overhead;
+    for (const part of partsOf(message)) {
+      const text = partText(part);
+      total += text === undefined ? fileLength : count(text);
+    }
+  }
+  return total;
+}
+
+/** A part as planned: its current form and cost. */
+interface PlannedPart {
+  source: PromptContentPart;
+  kind: PromptPlanDecision['kind'];
+  /** The replacement, when shortened. */
+  replaced?: PromptContentPart;
+  cost: number;
+  before?: number;
+}
+
+/** Messages that stand or fall together: a user message, or an assistant message with the tool messages answering it. */
+interface Unit {
+  messages: number[];
+  /** Index into units. */
+  index: number;
+}
+
+function questionText(messages: PromptMessage[], index: number): string {
+  if (index < 0) return '';
+  return partsOf(messages[index]!)
+    .filter((part) => part.type === 'text')
+    .map((part) => part.text ?? '')
+    .join('\n')
+    .trim();
+}
+
+function unitsOf(messages: PromptMessage[]): Unit[] {
+  const units: Unit[] = [];
+  let current: Unit | undefined;
+  messages.forEach((message, index) => {
+    if (message.role === 'tool' && current && messages[current.messages[0]!]!.role === 'assistant') {
+      current.messages.push(index);
+      return;
+    }
+    current = { messages: [index], index: units.length };
+    units.push(current);
+  });
+  return units;
+}
+
+function memoryItems(memory: PromptParts['memory']): PromptMemoryItem[] {
+  if (memory === undefined) return [];
+  if (!Array.isArray(memory)) throw invalidArgument('parts.memory', 'an array of strings or { id?, text }', memory);
+  return memory.map((item: unknown, index) => {
+    if (typeof item === 'string') return { text: item };
+    if (item === null || typeof item !== 'object' || typeof (item as PromptMemoryItem).text !== 'string') throw invalidArgument(`parts.memory[${index}]`, 'a string or { id?, text: string }', item);
+    return item as PromptMemoryItem;
+  });
+}
+
+const MEMORY_HEADER = 'Memory:';
+
+/**
+ * Fits the whole prompt into `options.window` units of `options.counter`, by value:
+ * - system messages are kept whole, and so is the current question (cut only if it alone would take
+ *   more than half the window);
+ * - the steps of the current question's tool loop are kept, the newest first, their tool results cut
+ *   extractively to what remains (head and tail, the segments relevant to the question, JSON kept
+ *   valid), a step dropped whole only when not even its call fits;
+ * - the newest messages before the question are kept whole when they fit;
+ * - older turns relevant to the question (BM25 over the turns, with the most relevant segments of
+ *   their tool outputs) are kept, shortened to a share of the window, the most relevant first;
+ * - memory items relevant to the question likewise, in one system message;
+ * - the retrieved passages are composed (by `SmartContextComposer`, value-based) into what remains;
+ * - the other older turns are shortened into what is left, newest first, or dropped.
+ * A tool call and its result are kept or dropped together. The result's {@link PlannedPrompt.length}
+ * ({@link promptLength} of its messages) never exceeds the window; when the system messages and the
+ * question alone cannot fit, a `ZerdaError` says so. `decisions` records every part's fate (see
+ * {@link explainPromptPlan}).
+ */
+export async function planPrompt(parts: PromptParts, options: PlanPromptOptions): Promise<PlannedPrompt> {
+  if (parts === null || typeof parts !== 'object') throw invalidArgument('parts', 'an object { messages, memory?, retrieved?, question? }', parts);
+  if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object { window, counter? }', options);
+  const known = new Set(['window', 'counter', 'messageOverhead', 'filePartLength', 'recentMessages', 'retrievedShare']);
+  for (const key of Object.keys(options)) if (!known.has(key)) throw invalidArgument(`options.${key}`, `one of the options ${[...known].join(', ')}`, key);
+  const window = number(options.window, 'options.window', 1);
+  const counter = toLengthCounter(options.counter ?? 'cl100k_base');
+  await counter.load?.();
+  const overhead = options.messageOverhead === undefined ? DEFAULTS.messageOverhead : number(options.messageOverhead, 'options.messageOverhead', 0);
+  const fileLength = options.filePartLength === undefined ? DEFAULTS.filePartLength : number(options.filePartLength, 'options.filePartLength', 0);
+  const recentMessages = options.recentMessages === undefined ? DEFAULTS.recentMessages : number(options.recentMessages, 'options.recentMessages', 0, Number.POSITIVE_INFINITY, true);
+  const retrievedShare = options.retrievedShare === undefined ? DEFAULTS.retrievedShare : number(options.retrievedShare, 'options.retrievedShare', 0, 0.9);
+  const messages = validateMessages(parts.messages);
+  const memory = memoryItems(parts.memory);
+  if (parts.retrieved !== undefined && !Array.isArray(parts.retrieved)) throw invalidArgument('parts.retrieved', 'an array of scored chunks', parts.retrieved);
+  if (parts.question !== undefined && typeof parts.question !== 'string') throw invalidArgument('parts.question', 'a string', parts.question);
+
+  let questionIndex = -1;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    if (messages[index]!.role === 'user') {
+      questionIndex = index;
+      break;
+    }
+  }
+  const question = parts.question ?? questionText(messages, questionIndex);
+  const decisions: PromptPlanDecision[] = [];
+  const planned = new Map<number, PlannedPart[]>();
+  let used = 0;
+  const remaining = () => window - used;
+
+  const measure = (part: PromptContentPart): number => {
+    const text = partText(part);
+    return text === undefined ? fileLength : counter(text);
+  };
+  /** A part shortened to at most `limit` (undefined when nothing of it fits). */
+  const shorten = async (part: PromptContentPart, limit: number): Promise<{ part: PromptContentPart; cost: number } | undefined> => {
+    if (limit <= 0) return undefined;
+    if (part.type === 'text' || part.type === 'reasoning') {
+      const text = truncateAtWordBoundary(part.text ?? '', limit, counter);
+      return text.length === 0 ? undefined : { part: { ...part, text }, cost: counter(text) };
+    }
+    if (part.type === 'tool-call') {
+      const name = `${part.toolName ?? ''} `;
+      const room = limit - counter(name);
+      if (room <= 0) return undefined;
+      const input = typeof part.input === 'string' ? parseJsonText(part.input) : part.input;
+      const reduced = reduceJson(input, room, counter, question);
+      if (!reduced) return undefined;
+      const replaced = { ...part, input: typeof part.input === 'string' ? reduced.text : reduced.value };
+      return { part: replaced, cost: measure(replaced) };
+    }
+    if (part.type === 'tool-result') {
+      const output = part.output!;
+      let reducedOutput: PromptToolOutput | undefined;
+      if (output.type === 'json' || output.type === 'error-json') {
+        const reduced = reduceJson(output.value, limit, counter, question);
+        if (reduced) reducedOutput = { ...output, value: reduced.value };
+      } else if (output.type === 'text' || output.type === 'error-text') {
+        const json = parseJsonText(output.value as string);
+        if (json !== undefined) {
+          const reduced = reduceJson(json, limit, counter, question);
+          if (reduced) reducedOutput = { ...output, value: reduced.text };
+        } else {
+          const text = await reduceText(output.value as string, limit, counter, question);
+          if (text.length > 0) reducedOutput = { ...output, value: text };
+        }
+      } else if (output.type === 'content') {
+        const items = output.value as Array<{ type: string; text?: string }>;
+        const texts = items.filter((item) => item.type === 'text').length;
+        const others = items.length - texts;
+        const share = Math.floor((limit - others * fileLength) / Math.max(1, texts));
+        if (share > 0) {
+          const value = [];
+          for (const item of items) value.push(item.type === 'text' ? { ...item, text: await reduceText(item.text ?? '', share, counter, question) } : item);
+          reducedOutput = { ...output, value } as PromptToolOutput;
+        }
+      }
+      if (!reducedOutput) return undefined;
+      const replaced = { ...part, output: reducedOutput };
+      const cost = measure(replaced);
+      return cost <= limit ? { part: replaced, cost } : undefined;
+    }
+    return undefined;
+  };
+  /** Cost of a part when it fits in `limit` whole (undefined otherwise); megabyte texts are not counted whole. */
+  const wholeCost = (part: PromptContentPart, limit: number): number | undefined => {
+    const text = partText(part);
+    if (text === undefined) return fileLength <= limit ? fileLength : undefined;
+    return countWithin(text, Math.max(0, limit), counter);
+  };
+  const record = (message: number, partIndex: number | undefined, part: PlannedPart, action: PromptPlanDecision['action'], reason: PromptPlanDecision['reason'], relevance?: number) => {
+    const role = messages[message]!.role;
+    decisions.push({
+      message,
+      ...(partIndex === undefined ? {} : { part: partIndex }),
+      role,
+      kind: part.kind,
+      action,
+      reason,
+      ...(part.before === undefined ? {} : { before: part.before }),
+      after: action === 'dropped' ? 0 : part.cost,
+      ...(relevance === undefined ? {} : { relevance }),
+    });
+  };
+  const kindOf = (part: PromptContentPart): PromptPlanDecision['kind'] =>
+    part.type === 'tool-call' ? 'tool-call' : part.type === 'tool-result' ? 'tool-result' : part.type === 'text' || part.type === 'reasoning' ? 'text' : 'file';
+
+  /**
+   * Places a unit: every part whole when it fits in `wholeLimit`, else shortened to `shortLimit` (a
+   * tool call to what its result leaves); all or nothing within the budget left. Returns whether it was placed.
+   */
+  const placeUnit = async (unit: Unit, limits: { text: number; tool: number }, budget: number, reasonKept: PromptPlanDecision['reason'], relevance?: number): Promise<boolean> => {
+    const placed: Array<{ message: number; parts: PlannedPart[] }> = [];
+    let cost = 0;
+    for (const index of unit.messages) {
+      cost += overhead;
+      const message = messages[index]!;
+      const plannedParts: PlannedPart[] = [];
+      for (const part of partsOf(message)) {
+        const kind = kindOf(part);
+        const limit = kind === 'tool-result' || kind === 'tool-call' ? limits.tool : limits.text;
+        const room = Math.min(limit, budget - cost);
+        if (room < 0) return false;
+        const whole = wholeCost(part, room);
+        if (whole !== undefined) {
+          plannedParts.push({ source: part, kind, cost: whole, before: whole });
+          cost += whole;
+          continue;
+        }
+        if (kind === 'file') return false;
+        const short = await shorten(part, room);
+        if (!short) return false;
+        const before = partText(part)!;
+        plannedParts.push({ source: part, kind, replaced: short.part, cost: short.cost, ...(before.length <= 200_000 ? { before: counter(before) } : {}) });
+        cost += short.cost;
+      }
+      placed.push({ message: index, parts: plannedParts });
+    }
+    if (cost > budget) return false;
+    used += cost;
+    for (const { message, parts: plannedParts } of placed) {
+      planned.set(message, plannedParts);
+      const whole = typeof messages[message]!.content === 'string';
+      plannedParts.forEach((part, at) => record(message, whole ? undefined : at, part, part.replaced ? 'shortened' : 'kept', reasonKept, relevance));
+    }
+    return true;
+  };
+
+  // 1. System messages, whole.
+  const units = unitsOf(messages);
+  for (const unit of units) {
+    const index = unit.messages[0]!;
+    if (messages[index]!.role !== 'system') continue;
+    const part: PlannedPart = { source: partsOf(messages[index]!)[0]!, kind: 'text', cost: counter(messages[index]!.content as string) };
+    part.before = part.cost;
+    used += overhead + part.cost;
+    planned.set(index, [part]);
+    record(index, undefined, part, 'kept', 'system');
+  }
+  if (used > window) {
+    throw new ZerdaError('ZERDA_INVALID_ARGUMENT', { field: 'options.window', expected: `at least ${used} ${counter.unit ?? 'units'} (the system messages alone)`, received: String(window) });
+  }
+  const memoryMessages = (memory.length > 0 ? 1 : 0) + (parts.retrieved && parts.retrieved.length > 0 ? 1 : 0);
+  // 2. The question: whole, or cut to half of what remains.
+  const questionUnit = units.find((unit) => unit.messages[0] === questionIndex);
+  if (questionUnit) {
+    const half = Math.floor((remaining() - overhead) / 2);
+    const placed = await placeUnit(questionUnit, { text: Math.max(half, 1), tool: Math.max(half, 1) }, remaining(), 'question');
+    if (!placed) {
+      throw new ZerdaError('ZERDA_INVALID_ARGUMENT', { field: 'options.window', expected: `room for the system messages (${used} ${counter.unit ?? 'units'}) and the question`, received: String(window) });
+    }
+  }
+  const retrievedReserve = parts.retrieved && parts.retrieved.length > 0 ? Math.floor(remaining() * retrievedShare) : 0;
+  const older = units.filter((unit) => unit.messages[0]! < Math.max(questionIndex, 0) && messages[unit.messages[0]!]!.role !== 'system');
+  // Without a user message every non-system message is a step of the current task.
+  const later = units.filter((unit) => unit.messages[0]! > questionIndex && messages[unit.messages[0]!]!.role !== 'system');
+  const olderReserve = older.length > 0 ? Math.floor(remaining() * 0.25) : 0;
+
+  // 3. The current question's tool loop, newest step first: each step gets at most half of what is left.
+  const dropUnit = (unit: Unit, reason: PromptPlanDecision['reason'], relevance?: number) => {
+    for (const index of unit.messages) {
+      partsOf(messages[index]!).forEach((part, at) => {
+        record(index, typeof messages[index]!.content === 'string' ? undefined : at, { source: part, kind: kindOf(part), cost: 0 }, 'dropped', reason, relevance);
+      });
+    }
+  };
+  for (let position = later.length - 1; position >= 0; position--) {
+    const unit = later[position]!;
+    const available = remaining() - retrievedReserve - olderReserve - memoryMessages * overhead;
+    const share = position === later.length - 1 ? available : Math.floor(available / 2);
+    const results = unit.messages.reduce((sum, index) => sum + partsOf(messages[index]!).filter((part) => part.type === 'tool-result').length, 0);
+    const toolLimit = Math.max(1, Math.floor((share - 16 * unit.messages.length) / Math.max(1, results)));
+    const placed = await placeUnit(unit, { text: share, tool: toolLimit }, Math.max(0, available), 'current-step');
+    if (!placed) dropUnit(unit, 'no-room');
+  }
+
+  // 4. Older turns: the newest whole, then the relevant ones shortened, most relevant first.
+  const relevance = new Map<number, number>();
+  const memoryRelevance = new Map<number, number>();
+  if (question.length > 0 && defaultAnalyzer.analyze(question).length > 0 && (older.length > 0 || memory.length > 0)) {
+    const documents: DocumentChunk[] = [];
+    for (const unit of older) {
+      const texts: string[] = [];
+      for (const index of unit.messages) {
+        for (const part of partsOf(messages[index]!)) {
+          if (part.type === 'text' || part.type === 'reasoning') texts.push((part.text ?? '').slice(0, 20_000));
+          else if (part.type === 'tool-call') texts.push(partText(part)!.slice(0, 20_000));
+          else if (part.type === 'tool-result') texts.push((await rankSegments(outputText(part.output!), question)).digest);
+        }
+      }
+      documents.push({ id: `u${unit.index}`, docId: `u${unit.index}`, source: 'conversation', metadata: {}, position: { index: unit.index }, text: texts.join('\n') });
+    }
+    memory.forEach((item, index) => documents.push({ id: `m${index}`, docId: `m${index}`, source: 'memory', metadata: {}, position: { index }, text: item.text.slice(0, 20_000) }));
+    const index = new KeywordRetriever({ name: 'prompt-planner' });
+    await index.index(documents.filter((document) => document.text.trim().length > 0));
+    for (const hit of await index.retrieve(question, { topK: documents.length })) {
+      if (!(hit.score > 0)) continue;
+      const id = hit.chunk.id;
+      if (id.startsWith('u')) relevance.set(Number(id.slice(1)), hit.score);
+      else memoryRelevance.set(Number(id.slice(1)), hit.score);
+    }
+  }
+  const shareBase = Math.max(0, remaining() - retrievedReserve);
+  const textLimit = Math.max(32, Math.floor(shareBase / 16));
+  const toolLimit = Math.max(64, Math.floor(shareBase / 6));
+  const placedOlder = new Set<number>();
+  let recentLeft = recentMessages;
+  for (let position = older.length - 1; position >= 0 && recentLeft > 0; position--) {
+    const unit = older[position]!;
+    recentLeft -= unit.messages.length;
+    const budget = remaining() - retrievedReserve - memoryMessages * overhead;
+    if (await placeUnit(unit, { text: Math.max(0, Math.floor(budget / 2)), tool: toolLimit }, budget, 'recent', relevance.get(unit.index))) placedOlder.add(unit.index);
+    else break;
+  }
+  const byRelevance = older.filter((unit) => relevance.has(unit.index) && !placedOlder.has(unit.index)).sort((a, b) => relevance.get(b.index)! - relevance.get(a.index)! || b.index - a.index);
+  for (const unit of byRelevance) {
+    const budget = remaining() - retrievedReserve - memoryMessages * overhead;
+    if (budget <= overhead) break;
+    if (await placeUnit(unit, { text: textLimit, tool: toolLimit }, budget, 'relevant', relevance.get(unit.index))) placedOlder.add(unit.index);
+  }
+
+  // 5. Memory: the relevant items, most relevant first, in one system message.
+  const keptMemory: Array<{ index: number; item: PromptMemoryItem; cost: number; before: number }> = [];
+  if (memory.length > 0) {
+    const header = counter(MEMORY_HEADER);
+    let memoryCost = overhead + header;
+    const order = [...memoryRelevance.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    for (const [index, score] of order) {
+      const item = memory[index]!;
+      const budget = remaining() - retrievedReserve - memoryCost - (parts.retrieved && parts.retrieved.length > 0 ? overhead : 0);
+      const limit = Math.min(textLimit, budget - 2);
+      const before = counter(item.text);
+      const text = before <= limit ? item.text : limit > 0 ? truncateAtWordBoundary(item.text, limit, counter) : '';
+      const cost = text.length > 0 ? counter(`- ${text}`) + 1 : 0;
+      if (text.length === 0 || cost > budget) {
+        decisions.push({ memory: index, role: 'memory', kind: 'memory', action: 'dropped', reason: 'no-room', before, after: 0, relevance: score });
+        continue;
+      }
+      memoryCost += cost;
+      keptMemory.push({ index, item: { ...item, text }, cost, before });
+      decisions.push({ memory: index, role: 'memory', kind: 'memory', action: text === item.text ? 'kept' : 'shortened', reason: 'relevant', before, after: cost, relevance: score });
+    }
+    memory.forEach((item, index) => {
+      if (!memoryRelevance.has(index)) decisions.push({ memory: index, role: 'memory', kind: 'memory', action: 'dropped', reason: 'not-relevant', after: 0 });
+    });
+  }
+  keptMemory.sort((a, b) => a.index - b.index);
+  const renderMemory = () => (keptMemory.length > 0 ? `${MEMORY_HEADER}\n${keptMemory.map(({ item }) => `- ${item.text}`).join('\n')}` : '');
+  let memoryText = renderMemory();
+  // The items were measured one by one; the message is measured whole, and the least relevant items leave until it fits.
+  while (memoryText && overhead + counter(memoryText) > remaining() - retrievedReserve) {
+    let least = 0;
+    keptMemory.forEach((entry, at) => {
+      if ((memoryRelevance.get(entry.index) ?? 0) < (memoryRelevance.get(keptMemory[least]!.index) ?? 0)) least = at;
+    });
+    const [removed] = keptMemory.splice(least, 1);
+    const decision = decisions.find((entry) => entry.memory === removed!.index)!;
+    Object.assign(decision, { action: 'dropped', reason: 'no-room', after: 0 });
+    memoryText = renderMemory();
+  }
+  if (memoryText) used += overhead + counter(memoryText);
+
+  // 6. Retrieved passages, composed into what remains (the remaining older turns get what is left after them).
+  let context = '';
+  if (parts.retrieved && parts.retrieved.length > 0) {
+    const budget = remaining() - overhead;
+    if (budget > 0) {
+      const composed = new SmartContextComposer().compose(parts.retrieved, { budget, counter });
+      context = composed.context;
+    }
+    if (context.length > 0) {
+      const cost = counter(context);
+      if (cost > remaining() - overhead) context = '';
+      else {
+        used += overhead + cost;
+        decisions.push({ role: 'context', kind: 'context', action: 'kept', reason: 'retrieved', after: cost });
+      }
+    }
+    if (context.length === 0) decisions.push({ role: 'context', kind: 'context', action: 'dropped', reason: 'no-room', after: 0 });
+  }
+
+  // 7. The other older turns, newest first, shortened into what is left.
+  for (let position = older.length - 1; position >= 0; position--) {
+    const unit = older[position]!;
+    if (placedOlder.has(unit.index)) continue;
+    const budget = remaining();
+    const placed = budget > overhead && (await placeUnit(unit, { text: Math.min(textLimit, budget), tool: Math.min(Math.floor(toolLimit / 2), budget) }, budget, 'room-left', relevance.get(unit.index)));
+    if (!placed) dropUnit(unit, relevance.has(unit.index) ? 'no-room' : 'not-relevant', relevance.get(unit.index));
+  }
+
+  // The prompt, in order: leading system messages, memory and context, then the rest.
+  const output: PromptMessage[] = [];
+  const sources: Array<number | undefined> = [];
+  let leading = 0;
+  while (leading < messages.length && messages[leading]!.role === 'system') leading++;
+  const emit = (index: number) => {
+    const plannedParts = planned.get(index);
+    if (!plannedParts) return;
+    const message = messages[index]!;
+    if (typeof message.content === 'string') {
+      const replaced = plannedParts[0]!.replaced;
+      output.push(replaced ? { ...message, content: replaced.text ?? '' } : message);
+    } else {
+      output.push(plannedParts.some((part) => part.replaced) ? { ...message, content: plannedParts.map((part) => part.replaced ?? part.source) } : message);
+    }
+    sources.push(index);
+  };
+  for (let index = 0; index < leading; index++) emit(index);
+  if (memoryText) {
+    output.push({ role: 'system', content: memoryText });
+    sources.push(undefined);
+  }
+  if (context) {
+    output.push({ role: 'system', content: context });
+    sources.push(undefined);
+  }
+  for (let index = leading; index < messages.length; index++) emit(index);
+  const length = promptLength(output, counter, { messageOverhead: overhead, filePartLength: fileLength });
+  if (length > window) {
+    // Cannot happen when the counter measures parts the same way every time; refuse rather than overflow.
+    throw new ZerdaError('ZERDA_UNSUPPORTED', { operation: 'planPrompt', component: 'the prompt planner', reason: `the planned prompt measured ${length} > ${window} ${counter.unit ?? 'units'}: the counter does not give the same count for the same text` });
+  }
+  return { messages: output, sources, memory: keptMemory.map(({ item }) => item), context, question, length, window, unit: counter.unit ?? 'units', decisions };
+}
+
+/**
+ * A readable account of a plan, like `explainResult` for a run: the window and what the prompt
+ * uses, then one line per part — kept (✓), shortened (½) or dropped (·) — with its length before and
+ * after, its relevance to the question, and why.
+ */
+export function explainPromptPlan(plan: PlannedPrompt): string {
+  if (plan === null || typeof plan !== 'object' || !Array.isArray((plan as PlannedPrompt).decisions)) throw invalidArgument('plan', 'a PlannedPrompt returned by planPrompt()', plan);
+  const marks = { kept: '✓', shortened: '½', dropped: '·' } as const;
+  const flat = plan.question.replace(/\s+/gu, ' ').trim();
+  const lines = [
+    `question: ${[...flat].length > 100 ? `${[...flat].slice(0, 99).join('')}…` : flat}`,
+    `window: ${plan.length}/${plan.window} ${plan.unit} (${Math.round((plan.length / plan.window) * 100)}%), ${plan.messages.length} messages`,
+    '',
+  ];
+  for (const decision of plan.decisions) {
+    const where = decision.message !== undefined ? `message ${decision.message}${decision.part !== undefined ? ` part ${decision.part}` : ''} (${decision.role})` : decision.memory !== undefined ? `memory ${decision.memory}` : 'retrieved context';
+    const size = `${decision.before ?? '?'} → ${decision.after}`;
+    const relevance = decision.relevance !== undefined ? ` relevance ${decision.relevance.toFixed(2)}` : '';
+    lines.push(`${marks[decision.action]} ${where} ${decision.kind}: ${decision.action} (${decision.reason}) ${size}${relevance}`);
+  }
+  return lines.join('\n');
+}
