@@ -3,6 +3,8 @@
 //   node scripts/zerda.mjs setup   install pinned pnpm + dependencies, build every package
 //   node scripts/zerda.mjs test    setup, then run every test (workspace checks + each package's suite)
 //   node scripts/zerda.mjs demo    setup, then run examples/quickstart (offline, embedded default store)
+//   node scripts/zerda.mjs zerda …  the `zerda` CLI from the built workspace (setup first when it is not built),
+//                                   in the folder npm was started from: `npm run zerda -- index ./docs`
 // It uses only Node built-ins so that it can run before anything is installed.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -118,6 +120,27 @@ function count(line, totals) {
   for (const [, number, kind] of match[1].matchAll(/(\d+) (passed|failed|skipped|todo)/g)) totals[kind] = (totals[kind] ?? 0) + Number(number);
 }
 
+/**
+ * Runs the `zerda` command of the built workspace (`packages/cli/dist/bin.js`) with `args`, in the
+ * folder `npm run` was started from (npm runs scripts at the root and says where it started in
+ * INIT_CWD), so `npm run zerda -- index ./docs` reads ./docs and writes ./.zerda there, as `npx
+ * @zerda/cli index ./docs` would. A clone that is not set up yet is set up first (the setup's
+ * output goes to standard error, so `--format json` output stays clean); returns the CLI's exit code.
+ */
+function runCli(args) {
+  const bin = join(root, 'packages', 'cli', 'dist', 'bin.js');
+  if (!existsSync(bin) || !existsSync(join(root, 'node_modules', '.modules.yaml'))) {
+    console.error('zerda: the workspace is not built yet; setting it up first (npm run setup)');
+    const binary = ensurePnpm();
+    const frozen = existsSync(join(root, 'pnpm-lock.yaml')) ? ['--frozen-lockfile'] : [];
+    run(process.execPath, [binary, 'install', ...frozen], { stdio: ['ignore', process.stderr, 'inherit'] });
+    run(process.execPath, [binary, 'run', 'build'], { stdio: ['ignore', process.stderr, 'inherit'] });
+  }
+  const result = spawnSync(process.execPath, [bin, ...args], { cwd: env.INIT_CWD ?? process.cwd(), env, stdio: 'inherit' });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
 const command = process.argv[2] ?? 'test';
 if (command === 'setup') {
   setup();
@@ -137,7 +160,9 @@ if (command === 'setup') {
 } else if (command === 'demo') {
   const binary = setup();
   pnpm(binary, ['--filter', '@zerda/example-quickstart', 'run', 'start']);
+} else if (command === 'zerda') {
+  process.exit(runCli(process.argv.slice(3)));
 } else {
-  console.error(`unknown command "${command}" (expected setup, test or demo)`);
+  console.error(`unknown command "${command}" (expected setup, test, demo or zerda)`);
   process.exit(2);
 }
