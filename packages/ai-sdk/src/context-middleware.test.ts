@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { generateText, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -106,13 +107,45 @@ describe('contextMiddleware with wrapLanguageModel and generateText (MockLanguag
         answer('BM25 uses term frequency; it is noon.'),
       ],
     });
-    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda, { runOptions: { useHistory: true, recordTurn: true }, onContext: (result) => void contexts.push(result) }) });
+    const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda, { onContext: (result) => void contexts.push(result) }) });
     const clock = tool({ description: 'The time', inputSchema: z.object({}), execute: async () => 'noon' });
-    await generateText({ model, tools: { clock }, prompt: 'How does BM25 rank documents, and what time is it?', stopWhen: stepCountIs(2) });
+    const scope = { id: 'acme', conversation: 'conversation-1' };
+    await generateText({ model, tools: { clock }, prompt: 'How does BM25 rank documents, and what time is it?', stopWhen: stepCountIs(2), providerOptions: { zerda: { scope } } });
     expect(mock.doGenerateCalls).toHaveLength(2);
     expect(contexts).toHaveLength(1);
     for (const call of mock.doGenerateCalls) expect(call.prompt[0]).toEqual({ role: 'system', content: renderContext(contexts[0]!) });
-    expect(zerda.getHistory()?.size).toBe(1);
+    // One turn, in the scope's conversation; the engine-level history is untouched.
+    expect(zerda.scope(scope).getHistory()?.size).toBe(1);
+    expect(zerda.getHistory()?.size).toBe(0);
+  });
+
+  it('issue 27 regression: tenant applied per request by a ContextRunner wrapper (AsyncLocalStorage) — the second step of A\'s tool loop never reuses B\'s context for the identical question', async () => {
+    const zerda = new ContextEngine({ config: { composer: { maxContextLength: 1200 } } });
+    await zerda.index([
+      { docId: 'a', source: 'acme/vault.md', metadata: { tenant: 'acme' }, text: 'The launch code of the project is tachyonacme.' },
+      { docId: 'b', source: 'globex/vault.md', metadata: { tenant: 'globex' }, text: 'The launch code of the project is quasarglobex.' },
+    ]);
+    const tenantOf = new AsyncLocalStorage<string>();
+    const wrapper = { run: (query: string, options: Parameters<ContextEngine['run']>[1] = {}) => zerda.run(query, { ...options, metadataFilters: { tenant: tenantOf.getStore()! } }) };
+    const middleware = contextMiddleware(wrapper);
+    const ask = (tenant: string) =>
+      tenantOf.run(tenant, async () => {
+        const mock = new MockLanguageModelV4({
+          doGenerate: [{ content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'clock', input: '{}' }], finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] }, answer('done')],
+        });
+        const clock = tool({ description: 'The time', inputSchema: z.object({}), execute: async () => 'noon' });
+        await generateText({ model: wrapLanguageModel({ model: mock, middleware }), tools: { clock }, prompt: 'What is the launch code of the project?', stopWhen: stepCountIs(2) });
+        return JSON.stringify(mock.doGenerateCalls.map((call) => call.prompt));
+      });
+    // B first, then A: before the fix, A's second step reused B's first-step context.
+    const b = await ask('globex');
+    const a = await ask('acme');
+    expect(a).toContain('tachyonacme');
+    expect(a).not.toContain('quasarglobex');
+    expect(b).not.toContain('tachyonacme');
+    const [a2, b2] = await Promise.all([ask('acme'), ask('globex')]);
+    expect(a2).not.toContain('quasarglobex');
+    expect(b2).not.toContain('tachyonacme');
   });
 
   it('streamText: the citations arrive on the finish part', async () => {

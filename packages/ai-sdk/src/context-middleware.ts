@@ -1,15 +1,16 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { z } from 'zod';
 import {
-  BRIDGE_RUN_DEFAULTS,
   assertContextRunner,
   summarizeResult,
   invalidArgument,
   parseOrThrow,
+  runForRequest,
   type ContextSummary,
   type ContextResult,
   type ContextRunner,
   type RunOptions,
+  type ScopeOptions,
 } from '@zerda/context';
 
 type TransformParams = NonNullable<LanguageModelMiddleware['transformParams']>;
@@ -33,11 +34,19 @@ export interface ContextMiddlewareOptions {
   /** Turns a result into the text placed in the prompt. Default: an instruction in the query's language and the context in `<context>` tags. */
   render?: (result: ContextResult) => string;
   /**
-   * Options of every `run()`, or a function of the request returning them (tenant filters, budgets …).
-   * `useHistory` and `recordTurn` default to false: the messages carry the conversation, and the
-   * engine's history is one for all users.
+   * Options of every `run()`, or a function of the request returning them (budgets, extra filters …).
+   * History is used only in a scope with a conversation (see `scope`): the messages carry the conversation.
    */
   runOptions?: Omit<RunOptions, 'signal'> | ((request: { query: string; params: LanguageModelCallOptions }) => Omit<RunOptions, 'signal'> | Promise<Omit<RunOptions, 'signal'>>);
+  /**
+   * The scope of one call, from the request: given the call's params (and the question), it returns
+   * `{ id?, filter?, conversation? }` — the tenant's filter, the identity that keys the cache and
+   * history. Default: `params.providerOptions.zerda.scope` — what the application passed to
+   * `generateText({ providerOptions: { zerda: { scope: { id: 'acme', filter: { tenant: 'acme' } } } } })`
+   * — or an anonymous scope that shares nothing. Resolved on every call (every step of a tool loop),
+   * so no state of one request is kept where another request can read it.
+   */
+  scope?: (request: { query: string; params: LanguageModelCallOptions }) => ScopeOptions | undefined | Promise<ScopeOptions | undefined>;
   /** Called with every result (e.g. to show the citations). */
   onContext?: (result: ContextResult, request: { query: string; type: 'generate' | 'stream' }) => void | Promise<void>;
   /** Leave the prompt as it is when the context is empty (default true). */
@@ -49,6 +58,7 @@ const optionsSchema = z.strictObject({
   render: z.custom<(result: ContextResult) => string>((value) => typeof value === 'function', { message: 'a function' }).optional(),
   runOptions: z.union([z.record(z.string(), z.unknown()), z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: 'a function' })]).optional(),
   onContext: z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: 'a function' }).optional(),
+  scope: z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: 'a function' }).optional(),
   skipEmpty: z.boolean().optional(),
 });
 
@@ -70,32 +80,25 @@ function textOf(message: Extract<Message, { role: 'user' }>): string {
 }
 
 /**
- * The last user message of the prompt: its index, its text, whether it ends the prompt (a new
- * question rather than a step after tool results), and the texts of every user message so far.
+ * The last user message of the prompt: its index, its text, and whether it ends the prompt (a new
+ * question rather than a later step of a tool loop, after tool results).
  */
-function lastUserMessage(prompt: Prompt): { index: number; text: string; isLast: boolean; conversation: string } | undefined {
+function lastUserMessage(prompt: Prompt): { index: number; text: string; isLast: boolean } | undefined {
   for (let index = prompt.length - 1; index >= 0; index--) {
     const message = prompt[index] as Message;
     if (message.role !== 'user') continue;
     const text = textOf(message);
     if (text.length === 0) return undefined;
-    const conversation = prompt
-      .slice(0, index + 1)
-      .filter((earlier): earlier is Extract<Message, { role: 'user' }> => earlier.role === 'user')
-      .map(textOf)
-      .join('\u0000');
-    return { index, text, isLast: index === prompt.length - 1, conversation };
+    return { index, text, isLast: index === prompt.length - 1 };
   }
   return undefined;
 }
 
-/** Key of a question in its conversation under given run options (undefined when they are not JSON). */
-function stepKey(conversation: string, options: unknown): string | undefined {
-  try {
-    return `${conversation}\u0001${JSON.stringify(options)}`;
-  } catch {
-    return undefined;
-  }
+/** The scope the application passed in `providerOptions.zerda.scope`, if any. */
+function providerScope(params: LanguageModelCallOptions): ScopeOptions | undefined {
+  const zerda = (params.providerOptions as Record<string, Record<string, unknown> | undefined> | undefined)?.zerda;
+  const scope = zerda?.scope;
+  return scope !== null && typeof scope === 'object' && !Array.isArray(scope) ? (scope as ScopeOptions) : undefined;
 }
 
 function place(prompt: Prompt, userIndex: number, text: string, placement: 'system' | 'user'): Prompt {
@@ -110,8 +113,6 @@ function place(prompt: Prompt, userIndex: number, text: string, placement: 'syst
   return [...prompt.slice(0, at), { role: 'system', content: text }, ...prompt.slice(at)];
 }
 
-const FIRST_STEPS_KEPT = 256;
-
 function metadataOf(result: ContextResult): ContextMetadata {
   const { context: _context, ...metadata } = summarizeResult(result);
   return metadata;
@@ -124,9 +125,12 @@ function metadataOf(result: ContextResult): ContextMetadata {
  * `providerMetadata.zerda` (generate: on the result; stream: on the `finish` part) and to `onContext`.
  *
  * In a multi-step tool loop the context is placed on every step (the AI SDK rebuilds each step's
- * prompt from the conversation) but built once: the first step — whose last message is the user's —
- * runs the engine (and records the conversation turn when `recordTurn` is on); the later steps of the
- * same question (same user messages, same run options) reuse its result.
+ * prompt from the conversation). Every step resolves its scope again and runs in it; nothing is kept
+ * in the middleware between calls, so one middleware serves any number of tenants. The first step —
+ * whose last message is the user's — records the conversation turn (in a scope with a conversation);
+ * the later steps do not, and their question, identical to the turn just recorded, is enriched as it
+ * was on the first step, so every step gets the same context (a scope with an id gets it from the
+ * engine's cache).
  */
 export function contextMiddleware(engine: ContextRunner, options: ContextMiddlewareOptions = {}): LanguageModelMiddleware {
   assertContextRunner(engine);
@@ -138,16 +142,8 @@ export function contextMiddleware(engine: ContextRunner, options: ContextMiddlew
   const placement = parsed.placement ?? 'system';
   const render = options.render ?? renderContext;
   const skipEmpty = parsed.skipEmpty ?? true;
+  // Per call only: the transformed params of this call → its result (read back by wrapGenerate/wrapStream of the same call).
   const results = new WeakMap<LanguageModelCallOptions, ContextResult>();
-  // First-step results by conversation and options, so that the later steps of a tool loop (whose
-  // prompts the AI SDK rebuilds) reuse the context of the question instead of building another one
-  // from a history that now holds the question itself. Bounded; oldest first out.
-  const firstSteps = new Map<string, ContextResult>();
-  const remember = (key: string, result: ContextResult) => {
-    firstSteps.delete(key);
-    firstSteps.set(key, result);
-    if (firstSteps.size > FIRST_STEPS_KEPT) firstSteps.delete(firstSteps.keys().next().value as string);
-  };
 
   return {
     specificationVersion: 'v4',
@@ -155,19 +151,14 @@ export function contextMiddleware(engine: ContextRunner, options: ContextMiddlew
       const user = lastUserMessage(params.prompt);
       if (!user) return params;
       const base = typeof runOptions === 'function' ? await runOptions({ query: user.text, params }) : (runOptions ?? {});
-      const key = stepKey(user.conversation, base);
-      let result = !user.isLast && key !== undefined ? firstSteps.get(key) : undefined;
-      if (!result) {
-        result = await engine.run(user.text, {
-          ...BRIDGE_RUN_DEFAULTS,
-          ...base,
-          // A later step of a tool loop: the question was recorded by the first step.
-          ...(user.isLast ? {} : { recordTurn: false }),
-          ...(params.abortSignal ? { signal: params.abortSignal } : {}),
-        });
-        if (user.isLast && key !== undefined) remember(key, result);
-        await options.onContext?.(result, { query: user.text, type });
-      }
+      const scope = options.scope ? await options.scope({ query: user.text, params }) : providerScope(params);
+      const result = await runForRequest(engine, user.text, scope, {
+        ...base,
+        // A later step of a tool loop: the question was recorded by the first step.
+        ...(user.isLast ? {} : { recordTurn: false }),
+        ...(params.abortSignal ? { signal: params.abortSignal } : {}),
+      });
+      if (user.isLast) await options.onContext?.(result, { query: user.text, type });
       if (skipEmpty && result.context.trim().length === 0) return params;
       const transformed = { ...params, prompt: place(params.prompt, user.index, render(result), placement) };
       results.set(transformed, result);

@@ -1,17 +1,18 @@
 import { tool, type Tool, type ToolExecutionOptions } from 'ai';
 import { z } from 'zod';
 import {
-  BRIDGE_RUN_DEFAULTS,
   andFilters,
   assertContextRunner,
   summarizeResult,
   emptyContextMessage,
   invalidArgument,
   parseOrThrow,
+  runForRequest,
   type ContextSummary,
   type ContextRunner,
   type MetadataFilter,
   type RunOptions,
+  type ScopeOptions,
 } from '@zerda/context';
 
 /**
@@ -45,6 +46,15 @@ export interface ContextToolOptions {
    * it by `$and`, so the model can narrow but never widen what a tenant sees.
    */
   runOptions?: ToolRunOptions | ((input: ContextToolInput, execution: ToolExecutionOptions<Record<string, unknown>>) => ToolRunOptions | Promise<ToolRunOptions>);
+  /**
+   * The scope of one call, from the AI SDK's request context: given the input and the execution
+   * options (`execution.context` is what `generateText({ toolsContext: { [toolName]: … } })` passed
+   * for this tool), it returns `{ id?, filter?, conversation? }` — the tenant's filter, which the
+   * model's filter can only narrow, and the identity that keys the cache and the history. Default:
+   * `execution.context` itself when it is an object (e.g. `toolsContext: { search: { id: 'acme',
+   * filter: { tenant: 'acme' } } }`), otherwise an anonymous scope that shares nothing.
+   */
+  scope?: (request: { input: ContextToolInput; context: unknown; execution: ToolExecutionOptions<Record<string, unknown>> }) => ScopeOptions | undefined | Promise<ScopeOptions | undefined>;
   /** What the model reads when no passage matched. Default: a sentence in the query's language. */
   emptyContextMessage?: string;
 }
@@ -55,16 +65,25 @@ const optionsSchema = z.strictObject({
   filterDescription: z.string().min(1).optional(),
   allowFilter: z.boolean().optional(),
   runOptions: z.union([z.record(z.string(), z.unknown()), z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: 'a function' })]).optional(),
+  scope: z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: 'a function' }).optional(),
   emptyContextMessage: z.string().optional(),
 });
+
+/** The scope of a call by default: the tool's context when it is an object, else anonymous. */
+function defaultScope(context: unknown): ScopeOptions | undefined {
+  return context !== null && typeof context === 'object' && !Array.isArray(context) ? (context as ScopeOptions) : undefined;
+}
 
 const DEFAULT_DESCRIPTION =
   'Search the knowledge base for passages relevant to a question and return them as a numbered context with their sources. Call it before answering questions about the documents, and cite the passage numbers you use.';
 
-/** What the model reads: the context, or (when nothing matched) a short sentence in the query's language. */
-export function contextForModel(context: string, query: string, whenEmpty?: string): string {
+/**
+ * What the model reads: the context, or (when it is empty) a short sentence in the query's language
+ * — "nothing matched", or, given the output, "passages matched but none fit the budget".
+ */
+export function contextForModel(context: string, query: string, whenEmpty?: string, output?: Pick<ContextSummary, 'matched' | 'budget'>): string {
   if (context.trim().length > 0) return context;
-  return whenEmpty ?? emptyContextMessage(query);
+  return whenEmpty ?? emptyContextMessage(query, output && typeof output.matched === 'number' ? output : undefined);
 }
 
 /**
@@ -82,8 +101,11 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
   const inputSchema = allowFilter
     ? z.object({
         query,
+        // Kept as sent (a record schema would rebuild it and silently drop a "__proto__" key): the engine validates it.
         filter: z
-          .record(z.string(), z.unknown())
+          .unknown()
+          .refine((value) => value !== null && typeof value === 'object' && !Array.isArray(value), { message: 'a metadata filter object' })
+          .meta({ type: 'object', additionalProperties: {} })
           .optional()
           .describe(parsed.filterDescription ?? 'Optional metadata filter, e.g. {"lang": "ar"} or {"year": {"$gte": 2020}}; operators: $eq $ne $gt $gte $lt $lte $in $nin $exists $and $or $not.'),
       })
@@ -98,9 +120,9 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
     inputSchema: inputSchema as unknown as z.ZodType<ContextToolInput>,
     async execute(input, execution) {
       const base = typeof runOptions === 'function' ? await runOptions(input, execution) : (runOptions ?? {});
+      const scope = options.scope ? await options.scope({ input, context: execution.context, execution }) : defaultScope(execution.context);
       const metadataFilters = andFilters(base.metadataFilters, allowFilter ? (input.filter as MetadataFilter | undefined) : undefined);
-      const result = await engine.run(input.query, {
-        ...BRIDGE_RUN_DEFAULTS,
+      const result = await runForRequest(engine, input.query, scope, {
         ...base,
         ...(metadataFilters ? { metadataFilters } : {}),
         ...(execution.abortSignal ? { signal: execution.abortSignal } : {}),
@@ -110,7 +132,7 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
     // Runs where the output may have been stored and read back (convertToModelMessages), so it only
     // uses the output and the input.
     toModelOutput({ input, output }) {
-      return { type: 'text', value: contextForModel(output.context, input?.query ?? '', parsed.emptyContextMessage) };
+      return { type: 'text', value: contextForModel(output.context, input?.query ?? '', parsed.emptyContextMessage, output) };
     },
   });
 }

@@ -158,11 +158,13 @@ export interface ContextSummary {
   /** The guard's findings as plain strings. */
   warnings: string[];
   fromCache: boolean;
+  /** How many passages matched the query (after filtering and ranking), whether or not they fit the budget. */
+  matched: number;
 }
 
 /** A result as its {@link ContextSummary}: the context, its citations, the budget, the guard's verdict. */
 export function summarizeResult(result: ContextResult): ContextSummary {
   const citations = citationsOf(result);
   const { limit, used, unit, utilization } = result.budget;
-  return { query: result.query, context: result.context, citations, budget: { limit, used, unit, utilization }, guardPassed: result.guardPassed, warnings: [...result.guardWarnings], fromCache: result.fromCache };
+  return { query: result.query, context: result.context, citations, budget: { limit, used, unit, utilization }, guardPassed: result.guardPassed, warnings: [...result.guardWarnings], fromCache: result.fromCache, matched: result.counts.afterRank };
 }

@@ -526,6 +526,11 @@ export class ContextEngine implements ConversationHost, ScopeHost {
     return this.multi(scope, queries, options);
   }
 
+  /** @internal `scope.getHistory()`. */
+  scopeHistory(scope: ScopeState): ConversationHistory | undefined {
+    return scope.conversation === undefined ? undefined : this.historyFor(conversationKey(scope, scope.conversation));
+  }
+
   private tracedRun(scope: ScopeState | undefined, query: unknown, options: RunOptions): Promise<ContextResult> {
     const telemetry = this.telemetry.options;
     return traced(

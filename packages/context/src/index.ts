@@ -27,7 +27,7 @@ export type { SaveOptions, SavedSnapshot } from './snapshot.js';
 export { queryHeader } from './headers.js';
 export { citationsOf, explainResult, summarizeResult, type Citation, type ContextSummary } from './diagnostics.js';
 export type { TelemetryOptions, OpenTelemetryApi, TracerProviderLike, TracerLike, SpanLike } from './tracing.js';
-export { BRIDGE_RUN_DEFAULTS, assertContextRunner, emptyContextMessage, scopedRunner, type ContextRunner } from './runner.js';
+export { BRIDGE_RUN_DEFAULTS, assertContextRunner, emptyContextMessage, runForRequest, scopedRunner, type ContextRunner } from './runner.js';
 export { Scope, MAX_SCOPE_ID_LENGTH, type ScopeOptions } from './scope.js';
 export {
   explainPromptPlan,

@@ -1,5 +1,5 @@
 import type { ContextResult } from '@zerda/types';
-import { invalidArgument } from '@zerda/types';
+import { invalidArgument, redactError } from '@zerda/types';
 import { detectLanguage } from '@zerda/text';
 import type { RunOptions } from './options.js';
 import type { ScopeOptions } from './scope.js';
@@ -33,9 +33,9 @@ export const BRIDGE_RUN_DEFAULTS: Readonly<Pick<RunOptions, 'useHistory' | 'reco
  * query, in English otherwise (an empty string would read as a failure to call the tool). Given the
  * run's result, it tells "nothing matched" apart from "passages matched but none fit the budget".
  */
-export function emptyContextMessage(query: string, result?: Pick<ContextResult, 'counts' | 'budget'>): string {
+export function emptyContextMessage(query: string, result?: { matched: number; budget: { limit: number; unit: string } }): string {
   const arabic = detectLanguage(query) === 'ar';
-  if (result !== undefined && result.counts.afterRank > 0) {
+  if (result !== undefined && result.matched > 0) {
     return arabic
       ? `وُجدت مقاطع ذات صلة، لكن لم يتّسع لأيٍّ منها الحدّ المسموح (${result.budget.limit} ${result.budget.unit === 'tokens' ? 'رمزاً' : 'حرفاً'}).`
       : `Relevant passages were found, but none fit within the budget (${result.budget.limit} ${result.budget.unit}).`;
@@ -58,4 +58,26 @@ export function scopedRunner(engine: ContextRunner, resolved: ScopeOptions | und
     return engine;
   }
   return scoping.scope(resolved ?? {});
+}
+
+/**
+ * Runs `query` for one request of a bridge or server: in the scope resolved for the request (see
+ * {@link scopedRunner}; a scope's history is its conversation's, and without one no history is
+ * used), or — for a runner that cannot make scopes — with {@link BRIDGE_RUN_DEFAULTS} first. A
+ * failure is rethrown redacted (`redactError`: code and field path, no filter values or query
+ * words), with the original as its `cause`, because what a bridge throws reaches a model or a client.
+ */
+export async function runForRequest(engine: ContextRunner, query: string, scope: ScopeOptions | undefined, options: RunOptions = {}): Promise<ContextResult> {
+  let runner: ContextRunner;
+  try {
+    runner = scopedRunner(engine, scope);
+  } catch (error) {
+    throw redactError(error);
+  }
+  const scoped = typeof (engine as { scope?: unknown }).scope === 'function';
+  try {
+    return await runner.run(query, scoped ? options : { ...BRIDGE_RUN_DEFAULTS, ...options });
+  } catch (error) {
+    throw redactError(error);
+  }
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ZerdaError, andFilters, invalidArgument, parseMetadataFilter, parseOrThrow, type ContextResult, type MetadataFilter } from '@zerda/types';
+import type { ConversationHistory } from '@zerda/context-core';
 import { MAX_CONVERSATION_ID_LENGTH, type RunMultiOptions, type RunOptions } from './options.js';
 
 /** Longest scope id accepted (one segment; a scope of a scope appends its id to its parent's). */
@@ -45,6 +46,7 @@ export interface ScopeState {
 export interface ScopeHost {
   runInScope(scope: ScopeState, query: unknown, options: RunOptions): Promise<ContextResult>;
   runMultiInScope(scope: ScopeState, queries: unknown, options: RunMultiOptions): Promise<{ context: string; results: ContextResult[]; allocations: number[] }>;
+  scopeHistory(scope: ScopeState): ConversationHistory | undefined;
 }
 
 const scopeOptionsSchema = z.strictObject({
@@ -84,6 +86,11 @@ export class Scope {
   /** The scope's filter (every level's, ANDed). */
   get filter(): MetadataFilter | undefined {
     return this.state.filter;
+  }
+
+  /** The history of this scope's conversation (undefined without a conversation, or when `multiTurn.enabled` is false). */
+  getHistory(): ConversationHistory | undefined {
+    return this.host.scopeHistory(this.state);
   }
 
   /** A narrower scope: its filter is ANDed with this one's, its id appended to this one's. */

@@ -41,7 +41,7 @@ export interface IsolationObservation {
   fromCache?: boolean;
   /** The effective query, when the bridge shows it. */
   effectiveQuery?: string;
-  /** The error text the requester saw, when the request failed. */
+  /** The error text the requester (a model, a client) saw, when the request failed: it must not quote the request's values. */
   error?: string;
 }
 
@@ -142,7 +142,8 @@ export function isolationLeaks(recorded: readonly Recorded[], adapter: Isolation
         }
       }
     }
-    if (text.includes(FILTER_SECRET)) leaks.push(`${who} saw the filter value ${FILTER_SECRET} in a response or an error`);
+    // (The request itself may be echoed — a model sees its own tool call — but no error text quotes it.)
+    if ((observation.error ?? '').includes(FILTER_SECRET)) leaks.push(`${who} saw the filter value ${FILTER_SECRET} in an error`);
     // A cache hit only for a question this same tenant and user asked before.
     if (observation.fromCache === true) {
       const before = recorded.some(
