@@ -49,8 +49,39 @@ describe('ZerdaRetriever through @langchain/core runnables', () => {
     const arabic = await retriever.invoke('ما الذي يفحصه الحارس؟');
     expect(arabic.map((document) => document.metadata.docId)).toEqual(['guard-ar']);
     expect(await retriever.invoke('reciprocal rank fusion')).toEqual([]);
-    const search = retriever.withRunOptions({ metadataFilters: { team: 'search' }, maxChunks: 1 });
-    expect((await search.invoke('reciprocal rank fusion')).map((document) => document.metadata.docId)).toEqual(['fusion']);
+    // Issue 27: withRunOptions narrows, never replaces — a retriever bound to one team cannot be re-scoped to another.
+    const rescoped = retriever.withRunOptions({ metadataFilters: { team: 'search' }, maxChunks: 1 });
+    expect(await rescoped.invoke('reciprocal rank fusion')).toEqual([]);
+    const narrowed = new ZerdaRetriever({ engine: zerda, runOptions: { metadataFilters: { lang: 'en' } } }).withRunOptions({ metadataFilters: { team: 'search' }, maxChunks: 1 });
+    expect((await narrowed.invoke('reciprocal rank fusion')).map((document) => document.metadata.docId)).toEqual(['fusion']);
+  });
+
+  it('issue 27 regression: withRunOptions({ tenant: acme }).withRunOptions({ tenant: globex }) returns nothing of globex', async () => {
+    const zerda = new ContextEngine();
+    await zerda.index([
+      { docId: 'a', source: 'acme/plan.md', metadata: { tenant: 'acme' }, text: 'The acme roadmap ships the tachyon engine in spring.' },
+      { docId: 'g', source: 'globex/plan.md', metadata: { tenant: 'globex' }, text: 'The globex roadmap ships the quasar engine in autumn.' },
+    ]);
+    const retriever = new ZerdaRetriever({ engine: zerda }).withRunOptions({ metadataFilters: { tenant: 'acme' } }).withRunOptions({ metadataFilters: { tenant: 'globex' } });
+    expect(JSON.stringify(await retriever.invoke('roadmap engine'))).not.toContain('quasar');
+  });
+
+  it('per-call config reaches the engine: config.signal aborts, configurable.thread_id is the conversation, configurable.scope the tenant', async () => {
+    const zerda = await engine();
+    const retriever = new ZerdaRetriever({ engine: zerda, runOptions: { useHistory: true, recordTurn: true } });
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(retriever.invoke('reciprocal rank fusion', { signal: aborted.signal })).rejects.toThrow();
+    // History without a conversation is refused, never mixed across users.
+    await expect(retriever.invoke('reciprocal rank fusion')).rejects.toMatchObject({ code: 'ZERDA_INVALID_ARGUMENT', details: { field: 'options.useHistory' } });
+    const config = { configurable: { thread_id: 'thread-1', scope: { id: 'search-team', filter: { team: 'search' } } } };
+    expect((await retriever.invoke('reciprocal rank fusion', config)).map((document) => document.metadata.docId)).toEqual(['fusion']);
+    const followUp = await retriever.invoke('and how does it score?', config);
+    expect(followUp.map((document) => document.metadata.docId)).toContain('fusion');
+    expect(zerda.scope({ id: 'search-team', filter: { team: 'search' }, conversation: 'thread-1' }).getHistory()?.size).toBe(2);
+    expect(zerda.getHistory()?.size).toBe(0);
+    // The tenant's filter holds for the follow-up too: nothing of the safety team.
+    expect(JSON.stringify(await retriever.invoke('ما الذي يفحصه الحارس؟', config))).not.toContain('guard-ar');
   });
 
   it('in a RunnableSequence with a prompt template and FakeListChatModel, the model receives the composed context', async () => {
@@ -94,10 +125,13 @@ describe('ZerdaRetriever through @langchain/core runnables', () => {
       engine: { run: async (): Promise<ContextResult> => { throw new Error('index not loaded'); } },
       callbacks: [handler],
     });
-    await expect(failing.invoke('anything')).rejects.toThrow('index not loaded');
+    // What reaches the chain is redacted (it may be shown to a model or a client); the original is its cause.
+    const failure = await failing.invoke('anything').catch((error: unknown) => error as Error & { cause?: Error });
+    expect(failure.message).toMatch(/internal error/);
+    expect(failure.cause?.message).toBe('index not loaded');
     expect(events.slice(2)).toEqual([
       { event: 'start', value: 'anything' },
-      { event: 'error', value: 'index not loaded' },
+      { event: 'error', value: failure.message },
     ]);
   });
 

@@ -1,8 +1,22 @@
 import type { CallbackManagerForRetrieverRun } from '@langchain/core/callbacks/manager';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
+import type { RunnableConfig } from '@langchain/core/runnables';
 import { z } from 'zod';
-import { BRIDGE_RUN_DEFAULTS, assertContextRunner, citationsOf, invalidArgument, parseOrThrow, summarizeResult, type ContextResult, type ContextRunner, type ContextSummary, type RunOptions } from '@zerda/context';
+import {
+  andFilters,
+  assertContextRunner,
+  citationsOf,
+  invalidArgument,
+  parseOrThrow,
+  runForRequest,
+  summarizeResult,
+  type ContextResult,
+  type ContextRunner,
+  type ContextSummary,
+  type RunOptions,
+  type ScopeOptions,
+} from '@zerda/context';
 
 /** What `ZerdaRetriever` returns: one Document per chunk of the context, or the whole context as one. */
 export type ZerdaRetrieverMode = 'chunks' | 'context';
@@ -17,12 +31,29 @@ export interface ZerdaRetrieverInput extends BaseRetrieverInput {
   runOptions?: Omit<RunOptions, 'signal'>;
   /** `chunks` (default): a Document per chunk in the context; `context`: the composed context as one Document. */
   mode?: ZerdaRetrieverMode;
+  /**
+   * The scope of one call, from LangChain's per-call config (`configurable`, `metadata`): the
+   * tenant's filter (ANDed with the retriever's), the identity that keys the cache and history, the
+   * conversation. Default: `config.configurable.scope` when it is an object, plus
+   * `configurable.thread_id` as the conversation (used only when `runOptions` turn history on).
+   */
+  scope?: (config: RunnableConfig) => ScopeOptions | undefined;
+}
+
+/** The scope of a call by default: `configurable.scope`, with `configurable.thread_id` as its conversation. */
+function defaultScope(config: RunnableConfig): ScopeOptions | undefined {
+  const configurable = (config.configurable ?? {}) as Record<string, unknown>;
+  const given = configurable.scope;
+  const scope: ScopeOptions = given !== null && typeof given === 'object' && !Array.isArray(given) ? { ...(given as ScopeOptions) } : {};
+  if (scope.conversation === undefined && typeof configurable.thread_id === 'string' && configurable.thread_id.length > 0) scope.conversation = configurable.thread_id;
+  return scope;
 }
 
 const fieldsSchema = z.strictObject({
   engine: z.unknown().optional(),
   runOptions: z.record(z.string(), z.unknown()).optional(),
   mode: z.enum(['chunks', 'context']).optional(),
+  scope: z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: 'a function (config) => scope options' }).optional(),
   // BaseRetrieverInput, checked by LangChain.
   callbacks: z.unknown().optional(),
   tags: z.array(z.string()).optional(),
@@ -55,6 +86,10 @@ export type ZerdaContextMetadata = Omit<ContextSummary, 'context'> & Record<stri
  * its document id, source, citation number and per-factor scores. `asContext()` gives the composed
  * context as one Document, for "stuff" chains. LangChain's callbacks fire as for any retriever
  * (`handleRetrieverStart`/`End`, failures through `handleRetrieverError`).
+ *
+ * Every call runs in a scope resolved from its own config (see {@link ZerdaRetrieverInput.scope}):
+ * `config.signal` aborts it, `configurable`/`metadata` choose the tenant and the conversation.
+ * `withRunOptions` can only narrow: its filter is ANDed with the one the retriever already has.
  */
 export class ZerdaRetriever extends BaseRetriever {
   static override lc_name(): string {
@@ -66,6 +101,9 @@ export class ZerdaRetriever extends BaseRetriever {
   readonly engine: ContextRunner;
   readonly runOptions: Omit<RunOptions, 'signal'>;
   readonly mode: ZerdaRetrieverMode;
+  readonly #scope: ((config: RunnableConfig) => ScopeOptions | undefined) | undefined;
+  /** The call this instance serves (set on the per-call copy made by `invoke`). */
+  #call: { scope: ScopeOptions | undefined; signal: AbortSignal | undefined } | undefined;
 
   constructor(fields: ZerdaRetrieverInput) {
     if (fields === null || typeof fields !== 'object') throw invalidArgument('fields', 'an object { engine, runOptions?, mode? }', fields);
@@ -75,6 +113,7 @@ export class ZerdaRetriever extends BaseRetriever {
     this.engine = fields.engine;
     this.runOptions = (parsed.runOptions as Omit<RunOptions, 'signal'> | undefined) ?? {};
     this.mode = parsed.mode ?? 'chunks';
+    this.#scope = fields.scope;
   }
 
   /** The same retriever returning the composed context as one Document (metadata: citations, budget, guard). */
@@ -82,13 +121,38 @@ export class ZerdaRetriever extends BaseRetriever {
     return this.#with({ mode: 'context' });
   }
 
-  /** The same retriever with other run options (e.g. one tenant's `metadataFilters`), merged over these. */
+  /**
+   * The same retriever with more run options, merged over these — except the filter, which is
+   * ANDed with the one this retriever has (a tenant-bound retriever can be narrowed by whoever holds
+   * it, never re-scoped), and the conversation, which cannot be changed once set.
+   */
   withRunOptions(runOptions: Omit<RunOptions, 'signal'>): ZerdaRetriever {
-    return this.#with({ runOptions: { ...this.runOptions, ...runOptions } });
+    if (runOptions === null || typeof runOptions !== 'object' || Array.isArray(runOptions)) throw invalidArgument('runOptions', 'run options', runOptions);
+    if (this.runOptions.conversation !== undefined && runOptions.conversation !== undefined && runOptions.conversation !== this.runOptions.conversation) {
+      throw invalidArgument('runOptions.conversation', 'absent or the retriever\'s own conversation (it cannot be changed)', runOptions.conversation);
+    }
+    const metadataFilters = andFilters(this.runOptions.metadataFilters, runOptions.metadataFilters);
+    return this.#with({ runOptions: { ...this.runOptions, ...runOptions, ...(metadataFilters ? { metadataFilters } : {}) } });
+  }
+
+  /** Runs the retriever for one call, in the scope resolved from the call's config, with its signal. */
+  override async invoke(input: string, options?: RunnableConfig): Promise<Document[]> {
+    const config = options ?? {};
+    const bound = this.#with({});
+    bound.#call = { scope: (this.#scope ?? defaultScope)(config), signal: config.signal };
+    return BaseRetriever.prototype.invoke.call(bound, input, options) as Promise<Document[]>;
   }
 
   override async _getRelevantDocuments(query: string, _runManager?: CallbackManagerForRetrieverRun): Promise<Document[]> {
-    const result = await this.engine.run(query, { ...BRIDGE_RUN_DEFAULTS, ...this.runOptions });
+    const call = this.#call;
+    const signal = call?.signal;
+    const result = await runForRequest(this.engine, query, call?.scope, {
+      // LangChain owns the conversation: history only when the run options ask for it.
+      useHistory: false,
+      recordTurn: false,
+      ...this.runOptions,
+      ...(signal ? { signal } : {}),
+    });
     return this.mode === 'context' ? [contextDocument(result)] : chunkDocuments(result);
   }
 
@@ -101,6 +165,7 @@ export class ZerdaRetriever extends BaseRetriever {
       tags: this.tags,
       metadata: this.metadata,
       verbose: this.verbose,
+      ...(this.#scope ? { scope: this.#scope } : {}),
       ...change,
     });
   }
