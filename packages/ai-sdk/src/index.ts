@@ -6,3 +6,5 @@
 export { contextTool, contextForModel, type ContextToolInput, type ContextToolOptions, type ContextToolOutput, type ToolRunOptions } from './context-tool.js';
 export { contextMiddleware, renderContext, type ContextMetadata, type ContextMiddlewareOptions, type LanguageModelCallOptions } from './context-middleware.js';
 export { aiSdkReranker, type AiSdkRerankerOptions } from './ai-sdk-reranker.js';
+export { promptWindowMiddleware, promptWindowPrepareStep, DEFAULT_OUTPUT_RESERVE, type PromptWindowOptions, type PrepareStepInput } from './prompt-window-middleware.js';
+export { KNOWN_MODELS, knownModel, type KnownModel } from './prompt-window-models.js';

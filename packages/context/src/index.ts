@@ -42,3 +42,4 @@ export {
   type PromptPlanDecision,
   type PromptToolOutput,
 } from './prompt-planner.js';
+export { estimatedTokenCounter, type EstimatedTokenCounterOptions } from './token-estimate.js';

@@ -407,7 +407,7 @@ export async function planPrompt(parts: PromptParts, options: PlanPromptOptions)
       const plannedParts: PlannedPart[] = [];
       for (const part of partsOf(message)) {
         const kind = kindOf(part);
-        const limit = kind === 'tool-result' || kind === 'tool-call' ? limits.tool : limits.text;
+        const limit = kind === 'tool-result' ? limits.tool : limits.text;
         const room = Math.min(limit, budget - cost);
         if (room < 0) return false;
         const whole = wholeCost(part, room);
@@ -465,7 +465,7 @@ export async function planPrompt(parts: PromptParts, options: PlanPromptOptions)
   const later = units.filter((unit) => unit.messages[0]! > questionIndex && messages[unit.messages[0]!]!.role !== 'system');
   const olderReserve = older.length > 0 ? Math.floor(remaining() * 0.25) : 0;
 
-  // 3. The current question's tool loop, newest step first: each step gets at most half of what is left.
+  // 3. The current question's tool loop, newest step first, each tool result cut to its share.
   const dropUnit = (unit: Unit, reason: PromptPlanDecision['reason'], relevance?: number) => {
     for (const index of unit.messages) {
       partsOf(messages[index]!).forEach((part, at) => {
@@ -473,13 +473,58 @@ export async function planPrompt(parts: PromptParts, options: PlanPromptOptions)
       });
     }
   };
+  // Each result's limit: the results' budget shared by weight (1, +2 for the newest step, +3 × its
+  // relevance to the question relative to the most relevant result), a result shorter than its
+  // share keeping its length and leaving the rest to the others (water-filling).
+  const laterResults: Array<{ unit: Unit; part: PromptContentPart; weight: number; whole?: number; limit: number }> = [];
+  let laterFixed = 0;
+  for (const unit of later) {
+    for (const index of unit.messages) {
+      laterFixed += overhead;
+      for (const part of partsOf(messages[index]!)) {
+        if (part.type === 'tool-result') laterResults.push({ unit, part, weight: 1, limit: 0 });
+        else laterFixed += wholeCost(part, window) ?? window;
+      }
+    }
+  }
+  if (laterResults.length > 0) {
+    const scores: number[] = [];
+    for (const result of laterResults) scores.push(question.length > 0 ? (await rankSegments(outputText(result.part.output!), question)).topScore : 0);
+    const best = Math.max(0, ...scores);
+    const newest = later[later.length - 1];
+    laterResults.forEach((result, at) => {
+      result.weight = 1 + (result.unit === newest ? 2 : 0) + (best > 0 ? (3 * scores[at]!) / best : 0);
+    });
+    let budget = Math.max(0, remaining() - retrievedReserve - olderReserve - memoryMessages * overhead - laterFixed);
+    let open = laterResults;
+    for (let round = 0; round < 8 && open.length > 0; round++) {
+      const total = open.reduce((sum, result) => sum + result.weight, 0);
+      const still: typeof open = [];
+      let given = 0;
+      for (const result of open) {
+        const share = Math.floor((budget * result.weight) / total);
+        result.whole ??= countWithin(outputText(result.part.output!), Math.max(share, 0), counter);
+        if (result.whole !== undefined && result.whole <= share) {
+          result.limit = result.whole;
+          given += result.whole;
+        } else {
+          result.limit = share;
+          still.push(result);
+        }
+      }
+      if (still.length === open.length) break;
+      budget -= given;
+      open = still;
+      for (const result of open) result.whole = undefined;
+    }
+  }
   for (let position = later.length - 1; position >= 0; position--) {
     const unit = later[position]!;
     const available = remaining() - retrievedReserve - olderReserve - memoryMessages * overhead;
-    const share = position === later.length - 1 ? available : Math.floor(available / 2);
-    const results = unit.messages.reduce((sum, index) => sum + partsOf(messages[index]!).filter((part) => part.type === 'tool-result').length, 0);
-    const toolLimit = Math.max(1, Math.floor((share - 16 * unit.messages.length) / Math.max(1, results)));
-    const placed = await placeUnit(unit, { text: share, tool: toolLimit }, Math.max(0, available), 'current-step');
+    const limits = laterResults.filter((result) => result.unit === unit).map((result) => result.limit);
+    // The unit's results share its limits (one result per tool message in practice: the smallest limit bounds each).
+    const toolLimit = Math.max(1, limits.length > 0 ? Math.min(...limits) : available);
+    const placed = await placeUnit(unit, { text: available, tool: toolLimit }, Math.max(0, available), 'current-step');
     if (!placed) dropUnit(unit, 'no-room');
   }
 

@@ -22,6 +22,8 @@ interface Segment {
 interface Ranking {
   segments: Segment[];
   relevant: number[];
+  /** BM25 score of the most relevant segment (0 when none matches). */
+  topScore: number;
   /** The text of the most relevant segments, joined (what the planner indexes for the part's relevance). */
   digest: string;
 }
@@ -98,17 +100,19 @@ export async function rankSegments(text: string, question: string): Promise<Rank
   if (known) return known;
   const segments = segmentText(text);
   let relevant: number[] = [];
+  let topScore = 0;
   if (question.trim().length > 0 && segments.length > 0 && defaultAnalyzer.analyze(question).length > 0) {
     const index = new KeywordRetriever({ name: 'prompt-planner' });
     await index.index(segments.map((segment, position) => ({ id: String(position), docId: 'output', source: 'tool-output', metadata: {}, position: { index: position }, text: text.slice(segment.start, segment.end) })));
     const hits = await index.retrieve(question, { topK: RANKED_SEGMENTS });
     relevant = hits.filter((hit) => hit.score > 0).map((hit) => Number(hit.chunk.id));
+    topScore = hits[0]?.score ?? 0;
   }
   const digest = relevant
     .slice(0, 3)
     .map((index) => text.slice(segments[index]!.start, segments[index]!.end))
     .join('\n');
-  const ranking = { segments, relevant, digest };
+  const ranking = { segments, relevant, topScore, digest };
   rankings.set(key, ranking);
   return ranking;
 }
