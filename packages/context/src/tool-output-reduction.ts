@@ -140,7 +140,7 @@ function omission(characters: number): string {
 
 /**
  * The extract of `text` that fits in `limit` units of `counter`: the segment most relevant to the
- * question, the head and tail segments, the other relevant segments, then more of the head and tail, rendered in their
+ * question, the tail and head segments, the other relevant segments, then more of the head and tail, rendered in their
  * order with each gap marked `[… N characters omitted …]`. `text` itself when it fits; a lone marker
  * (or `''`) when nothing else does.
  */
@@ -155,11 +155,11 @@ export async function reduceText(text: string, limit: number, counter: LengthCou
     ({ segments, relevant } = splitIntoLines(text, segments, relevant, top, question));
   }
   const count = segments.length;
-  // The most relevant segment first, then the head and the tail (a log's start and its last lines), then the other relevant ones.
+  // The most relevant segment first, then the tail and the head (a log's last lines, where it ends or fails, and its start), then the other relevant ones.
   const picks: number[] = [];
   if (relevant.length > 0) picks.push(relevant[0]!);
-  if (count > 0) picks.push(0);
   if (count > 1) picks.push(count - 1);
+  if (count > 0) picks.push(0);
   picks.push(...relevant.slice(1));
   const chosen = new Set<number>();
   const order: number[] = [];
