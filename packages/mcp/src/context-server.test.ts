@@ -42,7 +42,7 @@ describe('createContextServer with the SDK Client over InMemoryTransport.createL
     expect(Object.keys(search!.inputSchema.properties ?? {})).toEqual(['query', 'filter', 'limit']);
     expect(search!.inputSchema.required).toEqual(['query']);
     expect(Object.keys(build!.inputSchema.properties ?? {})).toEqual(['query', 'filter', 'budget', 'maxChunks']);
-    expect(Object.keys(build!.outputSchema?.properties ?? {})).toEqual(['query', 'context', 'citations', 'budget', 'guardPassed', 'warnings', 'fromCache']);
+    expect(Object.keys(build!.outputSchema?.properties ?? {})).toEqual(['query', 'context', 'citations', 'budget', 'guardPassed', 'warnings', 'fromCache', 'matched']);
     expect(search!.annotations?.readOnlyHint).toBe(true);
   });
 

@@ -1,17 +1,27 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
-  BRIDGE_RUN_DEFAULTS,
   andFilters,
   assertContextRunner,
   citationsOf,
   emptyContextMessage,
   parseOrThrow,
+  runForRequest,
   summarizeResult,
   type ContextRunner,
   type MetadataFilter,
   type RunOptions,
+  type ScopeOptions,
 } from '@zerda/context';
+
+/** What an MCP request tells about who asks: its session and the transport's authentication. */
+export interface McpRequestContext {
+  /** The MCP session id (streamable HTTP), when the transport has sessions. */
+  sessionId?: string;
+  /** What the transport's authentication established (a bearer token's client, scopes, `extra` claims). */
+  authInfo?: AuthInfo;
+}
 
 export interface ContextServerOptions {
   /** Server name announced to clients. Default `zerda`. */
@@ -30,6 +40,19 @@ export interface ContextServerOptions {
   maxSearchResults?: number;
   /** Tool descriptions, in any language. */
   descriptions?: { search?: string; buildContext?: string };
+  /**
+   * The scope of one request, from its session and authentication: the tenant's filter (ANDed with
+   * `runOptions.metadataFilters` and the client's), the identity that keys the cache and history,
+   * the conversation. Default: the session id as the scope's id (cache entries shared within one
+   * session only), no tenant filter beyond `runOptions`. A server that serves several tenants over
+   * HTTP must authenticate and resolve the tenant here, e.g. from `authInfo.extra.tenant`.
+   */
+  scope?: (request: McpRequestContext) => ScopeOptions | undefined | Promise<ScopeOptions | undefined>;
+}
+
+/** The scope of a request by default: the session, when there is one; otherwise anonymous. */
+function sessionScope({ sessionId }: McpRequestContext): ScopeOptions | undefined {
+  return sessionId ? { id: `session:${sessionId}` } : undefined;
 }
 
 const optionsSchema = z.strictObject({
@@ -39,10 +62,15 @@ const optionsSchema = z.strictObject({
   allowFilter: z.boolean().optional(),
   maxSearchResults: z.number().int().min(1).max(100).optional(),
   descriptions: z.strictObject({ search: z.string().min(1).optional(), buildContext: z.string().min(1).optional() }).optional(),
+  scope: z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: 'a function' }).optional(),
 });
 
+// Kept as sent (a record schema would rebuild the object and silently drop a "__proto__" key, so the
+// search would run unfiltered): the engine validates it and refuses what is not in the filter language.
 const filterField = z
-  .record(z.string(), z.unknown())
+  .unknown()
+  .refine((value) => value !== null && typeof value === 'object' && !Array.isArray(value), { message: 'a metadata filter object' })
+  .meta({ type: 'object', additionalProperties: {} })
   .optional()
   .describe('Optional metadata filter, e.g. {"lang": "ar"} or {"year": {"$gte": 2020}}; operators: $eq $ne $gt $gte $lt $lte $in $nin $exists $and $or $not.');
 const queryField = z.string().min(1).max(10_000).describe('The question or search terms.');
@@ -91,14 +119,17 @@ export function createContextServer(engine: ContextRunner, options: ContextServe
   const allowFilter = parsed.allowFilter ?? true;
   const maxResults = parsed.maxSearchResults ?? 10;
   const server = new McpServer({ name: parsed.name ?? 'zerda', version: parsed.version ?? '0.1.0' });
-  const run = (query: string, filter: Record<string, unknown> | undefined, extra: Partial<RunOptions>, signal: AbortSignal | undefined) => {
+  const resolveScope = options.scope ?? sessionScope;
+  const run = async (query: string, filter: Record<string, unknown> | undefined, extra: Partial<RunOptions>, request: McpRequestContext & { signal?: AbortSignal }) => {
     const metadataFilters = andFilters(base.metadataFilters, allowFilter ? (filter as MetadataFilter | undefined) : undefined);
-    return engine.run(query, {
-      ...BRIDGE_RUN_DEFAULTS,
+    const scope = await resolveScope({ ...(request.sessionId ? { sessionId: request.sessionId } : {}), ...(request.authInfo ? { authInfo: request.authInfo } : {}) });
+    return runForRequest(engine, query, scope, {
+      useHistory: false,
+      recordTurn: false,
       ...base,
       ...extra,
       ...(metadataFilters ? { metadataFilters } : {}),
-      ...(signal ? { signal } : {}),
+      ...(request.signal ? { signal: request.signal } : {}),
     });
   };
 
@@ -117,7 +148,7 @@ export function createContextServer(engine: ContextRunner, options: ContextServe
     },
     async (args, extra) => {
       const { query, filter, limit } = args as { query: string; filter?: Record<string, unknown>; limit?: number };
-      const result = await run(query, filter, { maxChunks: limit ?? maxResults, overrideBudget: UNBOUNDED }, extra.signal);
+      const result = await run(query, filter, { maxChunks: limit ?? maxResults, overrideBudget: UNBOUNDED }, extra);
       const results = citationsOf(result).map(({ rank, chunkId, docId, source, title, score, scores, text }) => ({
         rank,
         chunkId,
@@ -154,14 +185,15 @@ export function createContextServer(engine: ContextRunner, options: ContextServe
         guardPassed: z.boolean(),
         warnings: z.array(z.string()),
         fromCache: z.boolean(),
+        matched: z.number().int(),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async (args, extra) => {
       const { query, filter, budget, maxChunks } = args as { query: string; filter?: Record<string, unknown>; budget?: number; maxChunks?: number };
-      const result = await run(query, filter, { ...(budget !== undefined ? { overrideBudget: budget } : {}), ...(maxChunks !== undefined ? { maxChunks } : {}) }, extra.signal);
+      const result = await run(query, filter, { ...(budget !== undefined ? { overrideBudget: budget } : {}), ...(maxChunks !== undefined ? { maxChunks } : {}) }, extra);
       const structuredContent = { ...summarizeResult(result) };
-      return { content: [{ type: 'text' as const, text: result.context.trim() ? result.context : emptyContextMessage(query) }], structuredContent };
+      return { content: [{ type: 'text' as const, text: result.context.trim() ? result.context : emptyContextMessage(query, structuredContent) }], structuredContent };
     },
   );
 
