@@ -43,6 +43,13 @@ export const ERROR_MESSAGES = {
   ZERDA_NOT_READY: (d: ErrorDetails) => `${d.component ?? 'component'} is not ready: ${d.reason ?? 'not initialised'}`,
   /** A document could not be read: unreadable, encrypted, corrupt, empty or not in the expected encoding. */
   ZERDA_DOCUMENT_UNREADABLE: (d: ErrorDetails) => `${d.file ?? 'document'} cannot be loaded: ${d.reason ?? 'unreadable'}`,
+  /**
+   * A document was refused because reading it would exceed one of the loader's limits: `limit`
+   * names the limit (`timeMs`, `memoryMb`, `maxInflatedBytes`, `maxZipEntries`, `maxPdfStreamBytes`,
+   * `maxYamlAliases`, `nesting` …), `value` its setting and `reason` what the document holds.
+   */
+  ZERDA_DOCUMENT_LIMIT: (d: ErrorDetails) =>
+    `${d.file ?? 'document'} was refused: ${d.reason ?? 'it exceeds a limit'} (limit ${String(d.limit ?? 'unknown')}${d.value === undefined ? '' : ` = ${String(d.value)}`})`,
   /** No loader handles this kind of document. */
   ZERDA_UNSUPPORTED_FORMAT: (d: ErrorDetails) =>
     `${d.file ?? 'document'} cannot be loaded: ${d.format ? `"${d.format}" is not a supported format` : 'its format is not recognised'}${d.expected ? ` (supported: ${d.expected})` : ''}`,
