@@ -1,8 +1,9 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import type { BenchmarkReport } from './benchmark.js';
 import { renderMarkdown } from './report.js';
 import { renderScaleChart } from './scale-chart.js';
+import { insertLongConversationsSection } from './long-conversations-report.js';
 
 /** Where a run's files went. */
 export interface WrittenFiles {
@@ -31,7 +32,10 @@ export function writeResults(report: BenchmarkReport, options: { markdownPath: s
     written.chart = join(options.resultsDirectory, 'scale.svg');
     writeAtomically(written.chart, svg);
   }
-  const markdown = renderMarkdown(report, { resultsFile: relative(base, results), ...(written.chart ? { chart: relative(base, written.chart) } : {}) });
+  let markdown = renderMarkdown(report, { resultsFile: relative(base, results), ...(written.chart ? { chart: relative(base, written.chart) } : {}) });
+  // The long-conversations benchmark runs on its own (long-conversations-cli); its saved section stays in the report.
+  const longConversations = join(options.resultsDirectory, 'long-conversations.md');
+  if (existsSync(longConversations)) markdown = insertLongConversationsSection(markdown, readFileSync(longConversations, 'utf8'));
   writeAtomically(options.markdownPath, markdown);
   return written;
 }

@@ -175,14 +175,25 @@ function partText(part: PromptContentPart): string | undefined {
   }
 }
 
+/** JSON texts of JSON outputs already measured (the same outputs come back on every step of a tool loop). */
+const jsonTexts = new WeakMap<object, string>();
+
 function outputText(output: PromptToolOutput): string {
   switch (output.type) {
     case 'text':
     case 'error-text':
       return output.value as string;
     case 'json':
-    case 'error-json':
-      return JSON.stringify(output.value) ?? 'null';
+    case 'error-json': {
+      const value = output.value;
+      if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+      let text = jsonTexts.get(value);
+      if (text === undefined) {
+        text = JSON.stringify(value) ?? 'null';
+        jsonTexts.set(value, text);
+      }
+      return text;
+    }
     case 'execution-denied':
       return (output.reason as string | undefined) ?? 'execution denied';
     case 'content':
@@ -419,8 +430,9 @@ export async function planPrompt(parts: PromptParts, options: PlanPromptOptions)
         if (kind === 'file') return false;
         const short = await shorten(part, room);
         if (!short) return false;
+        // The length before is reported when it is cheap to know (a counter remembers short texts); a long output's is left unknown rather than counted on every step.
         const before = partText(part)!;
-        plannedParts.push({ source: part, kind, replaced: short.part, cost: short.cost, ...(before.length <= 200_000 ? { before: counter(before) } : {}) });
+        plannedParts.push({ source: part, kind, replaced: short.part, cost: short.cost, ...(before.length <= 20_000 ? { before: counter(before) } : {}) });
         cost += short.cost;
       }
       placed.push({ message: index, parts: plannedParts });

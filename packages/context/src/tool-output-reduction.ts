@@ -35,8 +35,8 @@ const SEGMENT_MAX = 2000;
 const LINE_PIECE = 1000;
 /** At most this many relevant segments are ranked per text and question. */
 const RANKED_SEGMENTS = 64;
-/** Texts are counted in slices of this many characters when only a bound is needed. */
-const COUNT_SLICE = 32_768;
+/** Texts are counted in slices of this many characters when only a bound is needed (short enough for the token counters to remember them: the same outputs are measured on every step). */
+const COUNT_SLICE = 16_384;
 /** Consecutive picks that do not fit before the selection stops. */
 const MISSES_BEFORE_STOP = 8;
 
@@ -83,7 +83,7 @@ export function segmentText(text: string): Segment[] {
   return segments;
 }
 
-const rankings = new BoundedCache<string, Ranking>(64, { maxWeight: 50_000_000, weigh: (_key, ranking) => 16 * ranking.segments.length + ranking.digest.length + 64 });
+const rankings = new BoundedCache<string, Ranking>(1024, { maxWeight: 50_000_000, weigh: (_key, ranking) => 16 * ranking.segments.length + ranking.digest.length + 64 });
 
 function textKey(text: string, question: string): string {
   return `${text.length}:${fnv1a(text)}:${question}`;
