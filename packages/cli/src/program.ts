@@ -215,10 +215,12 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 no index (run zerda index), 4 inde
   addQueryOptions(program.command('serve').description('serve the inspector with a query box on 127.0.0.1'))
     .option('-p, --port <n>', 'port (0: any free port)', nonNegativeInteger('--port'), 7300)
     .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--allowed-hosts <names>', 'comma-separated host names the server answers (default: 127.0.0.1, localhost, ::1 and --host); others get 421')
     .action(async (options: Record<string, unknown>) => {
       const queryOptions = queryOptionsOf(options);
       const engine = await openIndex(queryOptions, io.cwd);
-      state.exitCode = await serveCommand(engine, { ...queryOptions, host: String(options.host), port: options.port as number }, io);
+      const allowedHosts = options.allowedHosts === undefined ? undefined : String(options.allowedHosts).split(',').map((name) => name.trim()).filter((name) => name.length > 0);
+      state.exitCode = await serveCommand(engine, { ...queryOptions, host: String(options.host), port: options.port as number, ...(allowedHosts ? { allowedHosts } : {}) }, io);
     });
 
   addQueryOptions(

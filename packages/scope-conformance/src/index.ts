@@ -125,8 +125,11 @@ export function isolationLeaks(recorded: readonly Recorded[], adapter: Isolation
   const leaks: string[] = [];
   for (const { request, observation, started } of recorded) {
     const who = `${request.tenant}/${request.user} #${started} (${JSON.stringify(request.query)})`;
-    const text = `${observation.seen}\n${observation.error ?? ''}\n${observation.effectiveQuery ?? ''}`;
-    // Another tenant's documents, sources and questions (with tenants), or at least its questions' words.
+    // With tenants: nothing of the other tenant anywhere (documents, sources, questions). Without (one
+    // index, clients only): the other clients' question words never in this client's effective query or errors.
+    const text = adapter.capabilities.tenants
+      ? `${observation.seen}\n${observation.error ?? ''}\n${observation.effectiveQuery ?? ''}`
+      : `${observation.error ?? ''}\n${observation.effectiveQuery ?? ''}`;
     const foreign = adapter.capabilities.tenants
       ? wordsOf(other(request.tenant))
       : USERS.flatMap((user) => [TOPIC[other(request.tenant)][user], TOPIC_AR[other(request.tenant)][user]]);

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { explainResult, parseMetadataFilter, type ContextEngine, type ContextResult, type MetadataFilter, type TemplateName } from '@zerda/context';
+import { explainResult, parseMetadataFilter, type ContextEngine, type Scope, type ContextResult, type MetadataFilter, type TemplateName } from '@zerda/context';
 import { openEngine, createCounter, type EngineChoice } from '../engine-setup.js';
 import { CliError, EXIT } from '../errors.js';
 import { requireManifest } from '../workspace.js';
@@ -42,11 +42,15 @@ export async function openIndex(options: QueryOptions, cwd: string): Promise<Con
   return openEngine(directory, manifest, choiceOf(options));
 }
 
-/** Runs one query with the options' filter, budget and chunk limit. */
-export async function runQuery(engine: ContextEngine, query: string, options: QueryOptions): Promise<ContextResult> {
+/**
+ * Runs one query with the options' filter, budget and chunk limit — on the engine, or in a scope
+ * (a request of `zerda serve`: its own history, if any, and no other request's).
+ */
+export async function runQuery(engine: ContextEngine | Scope, query: string, options: QueryOptions & { signal?: AbortSignal }): Promise<ContextResult> {
   if (query.trim() === '') throw new CliError('the question is empty', EXIT.usage);
   const filter = parseFilterOption(options.filter);
   return engine.run(query, {
+    ...(options.signal ? { signal: options.signal } : {}),
     ...(filter ? { metadataFilters: filter } : {}),
     ...(options.budget ? { overrideBudget: options.budget } : {}),
     ...(options.maxChunks ? { maxChunks: options.maxChunks } : {}),
