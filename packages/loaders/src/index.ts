@@ -8,10 +8,12 @@ export { pagesOfRange } from './parsers/pdf.js';
 export { layoutPdfPage, type PdfTextRun } from './pdf-layout.js';
 export { htmlToMarkdown } from './parsers/html.js';
 export { formatOfPath, formatOfType, SUPPORTED_EXTENSIONS } from './formats.js';
-export type { UnreadableKind } from './errors.js';
+export type { DocumentLimitName, UnreadableKind } from './errors.js';
+export { DEFAULT_LIMITS } from './limits.js';
 export type {
   BufferInput,
   DocumentFormat,
+  DocumentLimits,
   FailedLoad,
   FieldMapping,
   LoadInput,

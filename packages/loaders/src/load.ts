@@ -4,15 +4,14 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import { ZerdaError, invalidArgument, metadataSchema, parseOrThrow, type Metadata } from '@zerda/types';
-import { decodeText, isKnownEncoding } from './decode.js';
+import { isKnownEncoding } from './decode.js';
 import { messageOf, unreadable, unsupported } from './errors.js';
 import { SUPPORTED_EXTENSIONS, extensionOf, formatOfPath, formatOfType, sniffFormat } from './formats.js';
-import { parseDocx } from './parsers/docx.js';
-import { parseHtml } from './parsers/html.js';
-import { parseMarkdown } from './parsers/markdown.js';
-import { parsePdf } from './parsers/pdf.js';
-import { parseDelimited, parseJsonLines, parseJsonRecords, type RecordResult } from './parsers/records.js';
-import type { BufferInput, DocumentFormat, FailedLoad, FieldMapping, LoadInput, LoadOptions, LoadProgress, LoadReport, LoadedDocument, ParsedDocument } from './types.js';
+import { sharedParser, type IsolatedParser } from './isolated-parser.js';
+import { resolveLimits } from './limits.js';
+import { parseDocument, type ParseSettings } from './parse.js';
+import type { RecordResult } from './parsers/records.js';
+import type { BufferInput, DocumentFormat, FailedLoad, LoadInput, LoadOptions, LoadProgress, LoadReport, LoadedDocument } from './types.js';
 
 const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
 const ALWAYS_EXCLUDED = ['**/node_modules/**'];
@@ -35,6 +34,18 @@ const optionsSchema = z.strictObject({
     .optional(),
   encoding: z.string().refine(isKnownEncoding, { message: 'an encoding TextDecoder knows (utf-8, windows-1256, utf-16le …)' }).optional(),
   maxFileBytes: z.number().int().positive().optional(),
+  limits: z
+    .strictObject({
+      timeMs: z.number().int().positive().optional(),
+      memoryMb: z.number().int().min(16).optional(),
+      maxInflatedBytes: z.number().int().positive().optional(),
+      maxZipEntries: z.number().int().positive().optional(),
+      maxPdfStreamBytes: z.number().int().positive().optional(),
+      maxHtmlDepth: z.number().int().positive().optional(),
+      maxHtmlElements: z.number().int().positive().optional(),
+    })
+    .optional(),
+  isolation: z.enum(['worker', 'none']).optional(),
   metadata: metadataSchema.optional(),
   skip: z.function().optional(),
   onProgress: z.function().optional(),
@@ -89,36 +100,6 @@ function bytesOf(data: BufferInput['data']): Uint8Array {
   return data instanceof Uint8Array ? data : new Uint8Array(data);
 }
 
-// <meta charset="windows-1256"> or content="text/html; charset=…" near the start of an HTML file.
-const META_CHARSET = /<meta[^>]+charset\s*=\s*["']?\s*([\w-]+)/i;
-
-async function parse(format: DocumentFormat, bytes: Uint8Array, file: string, options: LoadOptions): Promise<RecordResult> {
-  const fields: FieldMapping = options.fields ?? {};
-  const text = (encoding = options.encoding): string => decodeText(bytes, file, format, encoding);
-  const one = (document: ParsedDocument): RecordResult => ({ documents: [document], failures: [] });
-  switch (format) {
-    case 'markdown':
-      return one(parseMarkdown(text(), file));
-    case 'text':
-      return one({ text: text().trim(), metadata: {} });
-    case 'html': {
-      const declared = META_CHARSET.exec(new TextDecoder('latin1').decode(bytes.subarray(0, 2048)))?.[1];
-      return one(parseHtml(text(options.encoding ?? (declared && isKnownEncoding(declared) ? declared : undefined))));
-    }
-    case 'pdf':
-      return one(await parsePdf(bytes, file));
-    case 'docx':
-      return one(await parseDocx(bytes, file));
-    case 'csv':
-    case 'tsv':
-      return parseDelimited(text(), fields, file, format);
-    case 'json':
-      return parseJsonRecords(text(), fields, file);
-    case 'jsonl':
-      return parseJsonLines(text(), fields, file);
-  }
-}
-
 /**
  * A stream of loaded documents (`for await (const document of stream)`), with the report filled in
  * as it goes. Files are scanned first (paths and sizes only, for progress totals), then read and
@@ -129,11 +110,14 @@ export class DocumentStream implements AsyncIterable<LoadedDocument> {
   readonly report: LoadReport = { files: 0, documents: 0, failed: [], skipped: [] };
   private readonly inputs: LoadInput[];
   private readonly options: LoadOptions;
+  private readonly settings: ParseSettings;
+  private parser: IsolatedParser | undefined;
   private started = false;
 
   constructor(inputs: LoadInput[], options: LoadOptions) {
     this.inputs = inputs;
     this.options = options;
+    this.settings = { limits: resolveLimits(options.limits), ...(options.fields ? { fields: options.fields } : {}), ...(options.encoding ? { encoding: options.encoding } : {}) };
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<LoadedDocument> {
@@ -157,6 +141,12 @@ export class DocumentStream implements AsyncIterable<LoadedDocument> {
     emit();
     progress.phase = 'load';
     const seen = new Set<string>();
+    if (options.isolation !== 'none') this.parser = sharedParser(this.settings.limits.memoryMb);
+    yield* this.loadAll(tasks, progress, emit, seen);
+  }
+
+  private async *loadAll(tasks: Task[], progress: LoadProgress, emit: () => void, seen: Set<string>): AsyncGenerator<LoadedDocument> {
+    const options = this.options;
     for (const task of tasks) {
       options.signal?.throwIfAborted();
       this.report.files++;
@@ -287,7 +277,7 @@ export class DocumentStream implements AsyncIterable<LoadedDocument> {
     }
     let parsed: RecordResult;
     try {
-      parsed = await parse(format, bytes, name, options);
+      parsed = this.parser ? await this.parser.parse(format, bytes, name, this.settings) : await parseDocument(format, bytes, name, this.settings);
     } catch (error) {
       this.fail(name, error, format);
       return [];

@@ -66,7 +66,11 @@ describe('layoutPdfPage', () => {
     fc.assert(
       fc.property(fc.array(englishWord, { minLength: 1, maxLength: 8 }), fc.array(englishWord, { minLength: 1, maxLength: 8 }), (first, second) => {
         const runs = [...drawLtrWords(first, 700), ...drawLtrWords(second, 685)];
-        expect(layoutPdfPage(runs)).toBe(`${textOf(first)}\n${textOf(second)}`);
+        const width = (line: PdfTextRun[]) => line[line.length - 1]!.x + line[line.length - 1]!.width - line[0]!.x;
+        const [firstWidth, secondWidth] = [width(drawLtrWords(first)), width(drawLtrWords(second))];
+        // A full line continues on the next one (joined by a space); a short line keeps its break.
+        const join = firstWidth >= 0.8 * Math.max(firstWidth, secondWidth) ? ' ' : '\n';
+        expect(layoutPdfPage(runs)).toBe(`${textOf(first)}${join}${textOf(second)}`);
       }),
       { numRuns: 200 },
     );
@@ -116,7 +120,37 @@ describe('layoutPdfPage', () => {
     const words: Word[] = Array.from({ length: 400 }, (_, index) => [...'مكتبة'].map((base, position) => ({ base, marks: (index + position) % 3 === 0 ? '\u064E' : '' })));
     const lines = Array.from({ length: 10 }, (_, line) => drawRtlGlyphs(words.slice(line * 40, line * 40 + 40), 700 - line * 14));
     const text = layoutPdfPage(lines.flat());
-    expect(text.split('\n')).toHaveLength(10);
-    expect(text.split('\n')[0]).toBe(textOf(words.slice(0, 40)).normalize('NFC'));
+    // Ten full lines of one paragraph: one running text.
+    expect(text).toBe(textOf(words).normalize('NFC'));
+  });
+
+  it('joins the lines of running text with a space, and keeps breaks after sentences, short lines and before list items', () => {
+    const line = (str: string, y: number, width = 300, x = 50, height = 12): PdfTextRun => ({ str, x, y, width, height });
+    expect(layoutPdfPage([line('Retrieval gives the model the documents it needs at question', 700), line('time, so that answers cite their sources.', 686)])).toBe(
+      'Retrieval gives the model the documents it needs at question time, so that answers cite their sources.',
+    );
+    expect(layoutPdfPage([line('The first sentence ends here.', 700), line('The second one starts here', 686)])).toBe('The first sentence ends here.\nThe second one starts here');
+    expect(layoutPdfPage([line('A heading', 700, 80), line('Running text of the section that fills its line', 686)])).toBe('A heading\nRunning text of the section that fills its line');
+    expect(layoutPdfPage([line('Things to bring to the reading room today', 700), line('• a library card', 686)])).toBe('Things to bring to the reading room today\n• a library card');
+    expect(layoutPdfPage([line('تفتح المكتبة أبوابها في الساعة التاسعة صباحا', 700), line('وتغلق في المساء.', 686)])).toBe('تفتح المكتبة أبوابها في الساعة التاسعة صباحا وتغلق في المساء.');
+  });
+
+  it('keeps a superscript in its line (text rise) and reads narrow explicit spaces as word boundaries', () => {
+    const runs: PdfTextRun[] = [
+      { str: 'E = mc', x: 100, y: 700, width: 37.7, height: 12 },
+      { str: '2', x: 137.7, y: 712, width: 4.4, height: 8 },
+      { str: ' ', x: 142.1, y: 712, width: 3.3, height: 0 },
+      { str: 'is the mass-energy equivalence.', x: 145.5, y: 700, width: 172.1, height: 12 },
+    ];
+    expect(layoutPdfPage(runs)).toBe('E = mc2 is the mass-energy equivalence.');
+    // Arabic words drawn right to left with spaces a tenth of a unit wide and gaps under 0.15 em.
+    const arabic: PdfTextRun[] = [
+      { str: 'العربية', x: 257.6, y: 622, width: 83.9, height: 36 },
+      { str: ' ', x: 341.5, y: 622, width: 0.1, height: 0 },
+      { str: 'الخطوط', x: 346.8, y: 622, width: 86.9, height: 36 },
+      { str: ' ', x: 433.7, y: 622, width: 0.1, height: 0 },
+      { str: 'انواع', x: 439.1, y: 622, width: 62.9, height: 36 },
+    ];
+    expect(layoutPdfPage(arabic)).toBe('انواع الخطوط العربية');
   });
 });

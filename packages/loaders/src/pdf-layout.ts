@@ -117,7 +117,7 @@ function reverseEmbeddedRuns(runs: Run[], inner: (text: string) => boolean, move
         stretch[stretch.length - 1]!.text += match[1]!;
       }
     }
-    out.push(...stretch);
+    for (const run of stretch) out.push(run);
     index = lastInner + 1;
   }
   return out;
@@ -146,7 +146,7 @@ function joinLine(runs: Run[]): string {
     .normalize('NFC');
 }
 
-function layoutLine(items: Array<Run & { mark: boolean }>): { text: string; y: number; size: number } {
+function layoutLine(items: Array<Run & { mark: boolean }>): LaidOutLine {
   const runs = items.filter((item) => !item.mark);
   const body = runs.map((run) => run.text).join('');
   const rtl = count(body, RTL_LETTER_GLOBAL) > count(body, LTR_LETTER_GLOBAL);
@@ -154,11 +154,13 @@ function layoutLine(items: Array<Run & { mark: boolean }>): { text: string; y: n
   // cluster's marks just before or over its base), or to the last one when none follows; where in
   // that run it goes is decided by position.
   let next: Run | undefined;
-  const lastRun = runs[runs.length - 1];
+  let lastRun: Run | undefined;
+  for (const run of runs) if (run.text.trim() !== '') lastRun = run;
   for (let index = items.length - 1; index >= 0; index--) {
     const item = items[index]!;
     if (!item.mark) {
-      next = item;
+      // A space is never the letter a diacritic sits on.
+      if (item.text.trim() !== '') next = item;
       continue;
     }
     const target = next ?? lastRun;
@@ -168,40 +170,93 @@ function layoutLine(items: Array<Run & { mark: boolean }>): { text: string; y: n
     ? reverseEmbeddedRuns([...runs].sort((a, b) => b.x - a.x), isLtrRun, true)
     : reverseEmbeddedRuns([...runs].sort((a, b) => a.x - b.x), isRtlRun, false);
   const baseline = runs.reduce((sum, run) => sum + run.y, 0) / runs.length;
-  const size = Math.max(...runs.map((run) => run.size));
-  return { text: joinLine(ordered), y: baseline, size };
+  // Loops, not Math.max(...sizes): a line can hold millions of runs, more than a call's arguments.
+  let size = 0;
+  let left = Infinity;
+  let right = -Infinity;
+  for (const run of runs) {
+    if (run.size > size) size = run.size;
+    if (run.text.trim() === '') continue;
+    if (run.x < left) left = run.x;
+    if (run.x + run.width > right) right = run.x + run.width;
+  }
+  return { text: joinLine(ordered), y: baseline, size, left, right, rtl };
+}
+
+interface LaidOutLine {
+  text: string;
+  y: number;
+  size: number;
+  left: number;
+  right: number;
+  rtl: boolean;
+}
+
+// A line ending like this ends a sentence or a clause, or breaks a word: its break is kept.
+const LINE_END_KEPT = /[.!?؟。！？:;؛…)\]»”"'\-‐]$/u;
+// A line starting like this starts a list item.
+const LIST_ITEM_START = /^(?:[•·▪●◦‣∙\-–*]|\(?\d{1,3}[.)]|[a-zA-Z][.)])\s/u;
+
+/**
+ * How two consecutive lines of a paragraph are joined: a space when the first is a full line of
+ * running text that the second continues (the break is only where the column ended, and a line
+ * break there would read as a sentence end to a sentence splitter), a line break otherwise (a short
+ * line, a change of font size, a sentence end, a hyphen, a list item).
+ */
+function lineJoin(previous: LaidOutLine, line: LaidOutLine, fullWidth: number): string {
+  if (Math.abs(previous.size - line.size) > 0.1 * Math.max(previous.size, line.size)) return '\n';
+  if (LINE_END_KEPT.test(previous.text) || LIST_ITEM_START.test(line.text)) return '\n';
+  const width = previous.right - previous.left;
+  return fullWidth > 0 && width >= 0.8 * fullWidth ? ' ' : '\n';
 }
 
 /**
  * Lays out one page: groups runs into lines in drawing order (a line ends where the baseline moves
- * by more than three quarters of the font size), orders each line's runs by position in the line's
- * direction (the direction of the majority of its letters, with embedded opposite-direction
- * stretches kept in their own order), attaches diacritics drawn as separate runs to their letter,
- * rebuilds spaces from gaps, and separates paragraphs (a vertical gap of more than 1.8 font sizes)
- * with a blank line. Linear in the number of runs per line times the marks in it.
+ * by more than three quarters of the font size; a smaller run raised or lowered just after the
+ * previous one — a superscript, a subscript — stays in its line), orders each line's runs by
+ * position in the line's direction (the direction of the majority of its letters, with embedded
+ * opposite-direction stretches kept in their own order), attaches diacritics drawn as separate runs
+ * to their letter, rebuilds spaces from gaps and from the space runs the PDF draws (however narrow),
+ * joins the lines of a paragraph (see `lineJoin`), and separates paragraphs (a vertical gap of more
+ * than 1.8 font sizes) with a blank line. Linear in the number of runs per line times the marks in it.
  */
 export function layoutPdfPage(items: readonly PdfTextRun[]): string {
   const lines: Array<{ items: Array<Run & { mark: boolean }>; y: number; size: number }> = [];
   let current: { items: Array<Run & { mark: boolean }>; y: number; size: number } | undefined;
+  let last: Run | undefined;
   for (const item of items) {
     const text = clean(item.str);
-    if (text.trim() === '') continue;
+    if (text === '') continue;
     const size = item.height > 0 ? item.height : 10;
+    if (text.trim() === '') {
+      // An explicit space between two words of the line: a word boundary even when it is narrower
+      // than the gap that would make one (Arabic producers draw spaces of a fraction of an em).
+      if (current && last && Math.abs(item.y - last.y) <= 0.75 * Math.max(size, current.size)) {
+        current.items.push({ text: ' ', x: item.x, width: Math.max(item.width, 0), y: item.y, size: last.size, mark: false });
+      }
+      continue;
+    }
     const run: Run = { text, x: item.x, width: Math.max(item.width, 0), y: item.y, size };
-    if (!current || Math.abs(item.y - current.y) > 0.75 * Math.max(size, current.size)) {
+    const shift = current ? Math.abs(item.y - current.y) : 0;
+    const scripted = current !== undefined && last !== undefined && size < 0.85 * current.size && shift <= 1.05 * current.size && Math.abs(item.x - (last.x + last.width)) <= 0.5 * current.size;
+    const returned = current !== undefined && last !== undefined && last.size < 0.85 * current.size && last.y !== current.y && Math.abs(item.y - current.y) <= 0.75 * Math.max(size, current.size);
+    if (!current || (shift > 0.75 * Math.max(size, current.size) && !scripted && !returned)) {
       current = { items: [], y: item.y, size };
       lines.push(current);
     }
     const mark = ONLY_MARKS.test(text.trim());
     current.items.push({ ...run, text: mark ? text.trim() : text, mark });
-    current.size = Math.max(current.size, size);
+    if (!scripted) current.size = Math.max(current.size, size);
+    last = run;
   }
-  const laidOut = lines.filter((line) => line.items.some((item) => !item.mark)).map((line) => layoutLine(line.items));
+  const laidOut = lines.filter((line) => line.items.some((item) => !item.mark && item.text.trim() !== '')).map((line) => layoutLine(line.items));
+  let fullWidth = 0;
+  for (const line of laidOut) if (line.text !== '' && line.right - line.left > fullWidth) fullWidth = line.right - line.left;
   let text = '';
-  let previous: { y: number; size: number } | undefined;
+  let previous: LaidOutLine | undefined;
   for (const line of laidOut) {
     if (line.text === '') continue;
-    if (previous) text += Math.abs(previous.y - line.y) > 1.8 * Math.max(previous.size, line.size) ? '\n\n' : '\n';
+    if (previous) text += Math.abs(previous.y - line.y) > 1.8 * Math.max(previous.size, line.size) ? '\n\n' : lineJoin(previous, line, fullWidth);
     text += line.text;
     previous = line;
   }

@@ -77,6 +77,28 @@ export interface LoadProgress {
   source?: string;
 }
 
+/**
+ * Bounds on the work one document may cost. An exceeded limit refuses that document (a
+ * `report.failed` entry whose `ZerdaError` has code `ZERDA_DOCUMENT_LIMIT` and `details.limit`
+ * naming the limit); the other documents load. The defaults keep a 2-core, 4 GB machine responsive.
+ */
+export interface DocumentLimits {
+  /** Milliseconds one file may take to parse; the worker parsing it is stopped after that (default 120 000). */
+  timeMs?: number;
+  /** Heap (MiB) of the worker that parses documents; a document that needs more is refused (default 1024). */
+  memoryMb?: number;
+  /** Bytes the parts of a DOCX that are read (everything but media) may inflate to, in total (default 64 MiB). Checked before inflating and while inflating. */
+  maxInflatedBytes?: number;
+  /** Entries a DOCX (a ZIP archive) may hold (default 10 000). */
+  maxZipEntries?: number;
+  /** Bytes one compressed PDF stream (a page's content, a font …) may inflate to (default 64 MiB). */
+  maxPdfStreamBytes?: number;
+  /** Element nesting of an HTML page above which it is read by a linear text extraction instead of Readability and the Markdown converter (default 200). */
+  maxHtmlDepth?: number;
+  /** Elements of an HTML page above which it is read by the linear text extraction (default 50 000). */
+  maxHtmlElements?: number;
+}
+
 /** Options of `loadDocuments` / `streamDocuments`. Unknown keys are rejected. */
 export interface LoadOptions {
   /** Globs (picomatch) a file inside a directory input must match, relative to that directory (default: every file). */
@@ -93,6 +115,14 @@ export interface LoadOptions {
   encoding?: string;
   /** Files larger than this fail with a clear error instead of being read (default 256 MiB). */
   maxFileBytes?: number;
+  /** Limits on the time, memory and structure one document may cost (see {@link DocumentLimits}). */
+  limits?: DocumentLimits;
+  /**
+   * Where documents are parsed: `worker` (default) in a worker thread with `limits.memoryMb` of heap,
+   * stopped after `limits.timeMs`, so that no document can take the process down; `none` in this
+   * thread (the structural limits still apply, time and memory do not).
+   */
+  isolation?: 'worker' | 'none';
   /** Metadata merged into every document (document metadata wins). */
   metadata?: Metadata;
   /** Return true to leave a file out (e.g. unchanged since the last run); it is listed in `report.skipped`. */

@@ -1,8 +1,10 @@
-import { Readability } from '@mozilla/readability';
+import { Readability, isProbablyReaderable } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import TurndownService from 'turndown';
 import turndownPluginGfm from '@joplin/turndown-plugin-gfm';
 import type { Metadata } from '@zerda/types';
+import { isHiddenByAttributes, linearHtmlText, measureHtml } from '../guards/html-shape.js';
+import { DEFAULT_LIMITS, type ResolvedLimits } from '../limits.js';
 import type { ParsedDocument } from '../types.js';
 
 // Never content: code, styling, embedded apps, forms and elements hidden from readers.
@@ -40,7 +42,15 @@ function converter(): TurndownService {
     },
   });
   turndown.remove(['script', 'style', 'noscript', 'template', 'iframe'] as never);
-  turndown.addRule('image', { filter: 'img', replacement: (_content, node) => ((node as Element).getAttribute('alt') ?? '').trim() });
+  // An image keeps its alternative text, unless that is a file name or the TeX source of a formula
+  // (what Wikipedia and galleries put there): noise for retrieval, and not what a reader sees.
+  turndown.addRule('image', {
+    filter: 'img',
+    replacement: (_content, node) => {
+      const alt = ((node as Element).getAttribute('alt') ?? '').trim();
+      return /^\S+\.(?:jpe?g|png|gif|webp|svg|bmp|tiff?)$/i.test(alt) || /^\{\\|\\displaystyle/.test(alt) ? '' : alt;
+    },
+  });
   return turndown;
 }
 
@@ -57,6 +67,7 @@ interface HtmlElement {
   innerHTML: string;
   textContent: string | null;
   getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
   querySelector(selector: string): HtmlElement | null;
   querySelectorAll(selector: string): ArrayLike<HtmlElement & { remove(): void }>;
 }
@@ -71,50 +82,92 @@ function textOf(element: HtmlElement | null): string | undefined {
 }
 
 /**
- * HTML: the main content as Markdown. The content is, in this order, the page's `<main>` (or
- * `role="main"`), its only `<article>`, what Mozilla Readability (Firefox's reader view) extracts,
- * or the body; scripts, styles, forms and page chrome (navigation, header, footer, aside) are
- * dropped. Title from `<title>` (else the first `<h1>`); `lang`, `dir` and the meta description go
- * into metadata with `extraction` saying which rule chose the content.
+ * Removes what readers never see: elements with `hidden`, `aria-hidden="true"` (except Readability's
+ * `fallback-image` convention) or an inline `display:none` / `visibility:hidden`. Text hidden this
+ * way is a classic place for injected instructions.
  */
-export function parseHtml(html: string): ParsedDocument {
-  const { document } = parseHTML(html);
-  const root = document.documentElement as unknown as HtmlElement | null;
-  const metadata: Metadata = {};
-  const lang = root?.getAttribute('lang')?.trim();
-  const dir = root?.getAttribute('dir')?.trim().toLowerCase() ?? (document.body as unknown as HtmlElement | null)?.getAttribute('dir')?.trim().toLowerCase();
-  if (lang) metadata.lang = lang;
-  if (dir === 'rtl' || dir === 'ltr') metadata.dir = dir;
-  const description = (document as unknown as HtmlElement).querySelector('meta[name="description"]')?.getAttribute('content')?.trim();
-  if (description) metadata.description = description;
-  const documentRoot = document as unknown as HtmlElement;
-  let title = textOf(documentRoot.querySelector('title')) ?? documentRoot.querySelector('meta[property="og:title"]')?.getAttribute('content')?.trim();
-
-  const body = documentRoot.querySelector('body');
-  if (body) removeAll(body, NEVER_CONTENT);
-  const main = documentRoot.querySelector('main, [role="main"]');
-  const articles = Array.from(documentRoot.querySelectorAll('article'));
-  let content: string | undefined;
-  if (main) {
-    removeAll(main, BOILERPLATE);
-    content = main.innerHTML;
-    metadata.extraction = 'main';
-  } else if (articles.length === 1) {
-    removeAll(articles[0]!, BOILERPLATE);
-    content = articles[0]!.innerHTML;
-    metadata.extraction = 'article';
-  } else {
-    const article = new Readability((document as unknown as { cloneNode(deep: boolean): Document }).cloneNode(true), { charThreshold: 100 }).parse();
-    if (article?.content && (article.textContent ?? '').trim().length > 0) {
-      content = article.content;
-      metadata.extraction = 'readability';
-    } else if (body) {
-      removeAll(body, BOILERPLATE);
-      content = body.innerHTML;
-      metadata.extraction = 'body';
+function removeHidden(root: HtmlElement): void {
+  for (const element of Array.from(root.querySelectorAll('[hidden], [aria-hidden], [style]'))) {
+    const attributes: Record<string, string | undefined> = {};
+    for (const name of ['hidden', 'aria-hidden', 'style']) {
+      if (element.hasAttribute(name)) attributes[name] = element.getAttribute(name) ?? '';
     }
+    if (attributes['aria-hidden'] !== undefined && (element.getAttribute('class') ?? '').includes('fallback-image')) delete attributes['aria-hidden'];
+    if (isHiddenByAttributes(attributes)) element.remove();
   }
-  title ??= textOf(documentRoot.querySelector('h1'));
+}
+
+function directionOf(value: string | null | undefined): 'rtl' | 'ltr' | undefined {
+  const direction = value?.trim().toLowerCase();
+  return direction === 'rtl' || direction === 'ltr' ? direction : undefined;
+}
+
+/**
+ * HTML: the main content as Markdown. Mozilla Readability (Firefox's reader view, default options)
+ * chooses the content; when it finds none, the page's `<main>` (or `role="main"`), its only
+ * `<article>` or its body, without page chrome (navigation, header, footer, aside). Scripts, styles,
+ * forms and hidden elements (`hidden`, `aria-hidden`, inline `display:none`) are never content. The
+ * title is Readability's (the `<title>` without the site name), else `og:title`, `<title>` or the
+ * first `<h1>`; `lang`, `dir` (the content's, else the page's), the meta description, `readerable`
+ * (Readability's `isProbablyReaderable`) and `extraction` (which rule chose the content) go into
+ * metadata. A page nested deeper than `limits.maxHtmlDepth` or with more than
+ * `limits.maxHtmlElements` elements is read by a linear text extraction instead (`extraction:
+ * 'linear'`), because DOM algorithms are quadratic on such trees.
+ */
+export function parseHtml(html: string, limits: ResolvedLimits = DEFAULT_LIMITS): ParsedDocument {
+  const shape = measureHtml(html);
+  if (shape.depth > limits.maxHtmlDepth || shape.elements > limits.maxHtmlElements) {
+    const linear = linearHtmlText(html);
+    const metadata: Metadata = { extraction: 'linear', htmlDepth: shape.depth, htmlElements: shape.elements };
+    if (linear.lang) metadata.lang = linear.lang;
+    const direction = directionOf(linear.dir);
+    if (direction) metadata.dir = direction;
+    return { text: linear.text, ...(linear.title ? { title: linear.title } : {}), metadata };
+  }
+  const { document } = parseHTML(html);
+  const documentRoot = document as unknown as HtmlElement;
+  const root = document.documentElement as unknown as HtmlElement | null;
+  const body = documentRoot.querySelector('body');
+  const metadata: Metadata = {};
+  const description = documentRoot.querySelector('meta[name="description"]')?.getAttribute('content')?.trim();
+  if (description) metadata.description = description;
+  const ogTitle = documentRoot.querySelector('meta[property="og:title"]')?.getAttribute('content')?.trim();
+  const pageTitle = textOf(documentRoot.querySelector('title'));
+  removeAll(documentRoot, 'script, style, noscript, template');
+  removeHidden(documentRoot);
+
+  let readerable = false;
+  try {
+    readerable = isProbablyReaderable(document as unknown as Document);
+  } catch {
+    // A page the heuristic cannot judge is simply not known to be readerable.
+  }
+  metadata.readerable = readerable;
+  // Readability is built for article pages, and its own readerable heuristic can miss one (a parser
+  // difference, markup it does not score): it runs on every page, and on a page not judged
+  // readerable (a short page, a list, a fragment) its choice must hold at least a quarter of the
+  // page's text, else the whole content without the chrome is kept.
+  const article = new Readability((document as unknown as { cloneNode(deep: boolean): Document }).cloneNode(true)).parse();
+  let content: string | undefined;
+  const container = body ?? root;
+  const articleLength = (article?.textContent ?? '').trim().length;
+  const pageLength = (container?.textContent ?? '').trim().length;
+  if (article?.content && articleLength > 0 && (readerable || articleLength >= 0.25 * pageLength)) {
+    content = article.content;
+    metadata.extraction = 'readability';
+  } else if (container) {
+    removeAll(container, `${NEVER_CONTENT}, ${BOILERPLATE}`);
+    const main = container.querySelector('main, [role="main"]');
+    const articles = Array.from(container.querySelectorAll('article'));
+    const chosen = main ?? (articles.length === 1 ? articles[0]! : container);
+    content = chosen.innerHTML;
+    metadata.extraction = main ? 'main' : articles.length === 1 ? 'article' : 'body';
+  }
+  const lang = article?.lang?.trim() || root?.getAttribute('lang')?.trim() || body?.getAttribute('lang')?.trim();
+  if (lang) metadata.lang = lang;
+  const direction = directionOf(article?.dir) ?? directionOf(root?.getAttribute('dir')) ?? directionOf(body?.getAttribute('dir'));
+  if (direction) metadata.dir = direction;
+  const title = article?.title?.trim() || ogTitle || pageTitle || textOf(documentRoot.querySelector('h1'));
   const text = content ? htmlToMarkdown(content) : '';
   return { text, ...(title ? { title } : {}), metadata };
 }

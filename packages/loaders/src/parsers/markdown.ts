@@ -1,6 +1,9 @@
 import { parseDocument } from 'yaml';
 import type { JsonValue, Metadata } from '@zerda/types';
-import { unreadable } from '../errors.js';
+import { limitExceeded, unreadable } from '../errors.js';
+
+// Aliases one front matter block may expand (yaml's own guard against alias bombs).
+const MAX_YAML_ALIASES = 100;
 import type { ParsedDocument } from '../types.js';
 
 // YAML front matter: a first line of exactly "---", the block, and a closing "---" or "...".
@@ -47,7 +50,16 @@ export function splitFrontMatter(text: string, file: string): { body: string; da
     const line = (error.linePos?.[0]?.line ?? 0) + 1;
     throw unreadable(file, 'markdown', 'corrupt', `its front matter is not valid YAML (line ${line}: ${error.message.split('\n')[0]})`, error);
   }
-  const data = parsed.toJS({ maxAliasCount: 100 }) as unknown;
+  let data: unknown;
+  try {
+    data = parsed.toJS({ maxAliasCount: MAX_YAML_ALIASES });
+  } catch (error) {
+    // yaml refuses documents whose aliases expand exponentially ("billion laughs").
+    if (error instanceof ReferenceError && /alias/i.test(error.message)) {
+      throw limitExceeded(file, 'markdown', 'maxYamlAliases', MAX_YAML_ALIASES, 'its front matter expands YAML aliases exponentially (an alias bomb)');
+    }
+    throw error;
+  }
   if (data !== null && data !== undefined && (typeof data !== 'object' || Array.isArray(data))) {
     throw unreadable(file, 'markdown', 'corrupt', 'its front matter must be a YAML mapping (key: value lines)');
   }

@@ -82,16 +82,43 @@ function fromRecords(records: unknown[], fields: FieldMapping, fromCsv: boolean,
   return result;
 }
 
-/** CSV or TSV (csv-parse): a header row names the fields, each further row is a record. */
+/**
+ * CSV or TSV (csv-parse): a header row names the fields, each further row is a record. A row that
+ * cannot be read (more or fewer fields than the header, a quote never closed) fails alone, named by
+ * its record number and line, and the other rows load; a quote inside a field is kept as text.
+ */
 export function parseDelimited(text: string, fields: FieldMapping, file: string, format: 'csv' | 'tsv'): RecordResult {
-  let rows: Array<Record<string, string>>;
+  const rows: Array<{ record: Record<string, string>; number: number }> = [];
+  const failures: RecordResult['failures'] = [];
+  // Record numbers count data rows from 1 (the header is not a record), skipped rows included, so
+  // that one bad row does not renumber the rows after it.
+  let number = 0;
   try {
-    rows = parseCsv(text, { columns: true, bom: true, skip_empty_lines: true, delimiter: format === 'tsv' ? '\t' : ',', relax_quotes: format === 'tsv', trim: false });
+    parseCsv(text, {
+      columns: true,
+      bom: true,
+      skip_empty_lines: true,
+      delimiter: format === 'tsv' ? '\t' : ',',
+      relax_quotes: true,
+      trim: false,
+      skip_records_with_error: true,
+      on_record: (record: Record<string, string>) => {
+        rows.push({ record, number: ++number });
+        return null;
+      },
+      on_skip: (error: { message: string; lines?: number } | undefined) => {
+        number++;
+        const line = error?.lines === undefined ? '' : ` (line ${error.lines})`;
+        failures.push({ record: String(number), error: unreadable(`${file}#${number}`, format, 'corrupt', `record ${number}${line} is not valid ${format.toUpperCase()}: ${messageOf(error)}`) });
+        return undefined;
+      },
+    });
   } catch (error) {
     throw unreadable(file, format, 'corrupt', `it is not valid ${format.toUpperCase()} (${messageOf(error)})`, error);
   }
-  // Record numbers count data rows from 1 (the header is not a record).
-  return fromRecords(rows, fields, true, file, format, (index) => index + 1);
+  const result = fromRecords(rows.map((row) => row.record), fields, true, file, format, (index) => rows[index]!.number);
+  for (const failure of failures) result.failures.push(failure);
+  return result;
 }
 
 /** JSON: an array of records, or one record. */
@@ -121,6 +148,6 @@ export function parseJsonLines(text: string, fields: FieldMapping, file: string)
     }
   });
   const result = fromRecords(records, fields, false, file, 'jsonl', (index) => lines[index]!);
-  result.failures.push(...failures);
+  for (const failure of failures) result.failures.push(failure);
   return result;
 }
