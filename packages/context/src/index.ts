@@ -41,5 +41,5 @@ export {
   type PromptParts,
   type PromptPlanDecision,
   type PromptToolOutput,
-} from './prompt-planner.js';
+} from './prompt-parts.js';
 export { estimatedTokenCounter, type EstimatedTokenCounterOptions } from './token-estimate.js';
