@@ -435,7 +435,7 @@ describe('citationsOf', () => {
     const { citationsOf, summarizeResult } = await import('./diagnostics.js');
     const result = await (await indexedEngine({ template: 'citations' })).run('vector search');
     const summary = summarizeResult(result);
-    expect(summary).toEqual({ query: 'vector search', context: result.context, citations: citationsOf(result), budget: result.budget, guardPassed: result.guardPassed, warnings: result.guardWarnings, fromCache: false });
+    expect(summary).toEqual({ query: 'vector search', context: result.context, citations: citationsOf(result), budget: result.budget, guardPassed: result.guardPassed, warnings: result.guardWarnings, fromCache: false, matched: result.counts.afterRank });
     expect(JSON.parse(JSON.stringify(summary))).toEqual(summary);
   });
 });

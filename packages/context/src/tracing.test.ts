@@ -113,11 +113,25 @@ describe('OpenTelemetry spans (InMemorySpanExporter of @opentelemetry/sdk-trace-
     for (const span of [root!, rerank!]) {
       expect(span.ended).toBe(true);
       expect(span.status.code).toBe(api.SpanStatusCode.ERROR);
-      expect(span.status.message).toBe('reranking service unavailable');
+      // Redacted by default (issue 27): an error text can quote a filter's values or a query's words.
+      expect(span.status.message).toMatch(/internal error \(details withheld\)/);
+      expect(JSON.stringify(span.events)).not.toContain('reranking service unavailable');
       expect(span.attributes['error.type']).toBe('Error');
       expect(span.events.some((event) => event.name === 'exception')).toBe(true);
     }
     expect(byName(spans(), 'zerda.compose')).toHaveLength(0);
+  });
+
+  it('a failed run\'s span names the error\'s code and field path, never the filter\'s value (unless recordErrorDetails)', async () => {
+    for (const recordErrorDetails of [false, true]) {
+      const { provider, spans } = recorder();
+      const engine = new ContextEngine({ telemetry: { tracerProvider: provider, recordErrorDetails } });
+      await engine.index(corpus);
+      await expect(engine.run('vector search', { metadataFilters: { owner: { $regex: 'alice@example.com' } } as never })).rejects.toMatchObject({ code: 'ZERDA_INVALID_FILTER' });
+      const [root] = byName(spans(), 'retrieval');
+      expect(root!.status.message).toMatch(/options\.metadataFilters/);
+      expect(JSON.stringify([root!.status, root!.events, root!.attributes]).includes('alice@example.com')).toBe(recordErrorDetails);
+    }
   });
 
   it('index, add and remove each get a span with the corpus size and generation after the change', async () => {
