@@ -5,12 +5,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
 import { ContextEngine, type ContextResult } from '@zerda/context';
 import { contextMiddleware, renderContext, type ContextMetadata } from './context-middleware.js';
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
+import { answer, streamed, usage } from './__fixtures__/mock-responses.js';
 
 async function engine(options: ConstructorParameters<typeof ContextEngine>[0] = {}) {
   const engine = new ContextEngine({ ...options, config: { composer: { template: 'citations', maxContextLength: 1200 } } });
@@ -150,20 +145,7 @@ describe('contextMiddleware with wrapLanguageModel and generateText (MockLanguag
 
   it('streamText: the citations arrive on the finish part', async () => {
     const zerda = await engine();
-    const mock = new MockLanguageModelV4({
-      doStream: {
-        stream: new ReadableStream({
-          start(controller) {
-            controller.enqueue({ type: 'stream-start', warnings: [] });
-            controller.enqueue({ type: 'text-start', id: 't' });
-            controller.enqueue({ type: 'text-delta', id: 't', delta: 'By term frequency.' });
-            controller.enqueue({ type: 'text-end', id: 't' });
-            controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
-            controller.close();
-          },
-        }),
-      },
-    });
+    const mock = new MockLanguageModelV4({ doStream: streamed('By term frequency.') });
     const model = wrapLanguageModel({ model: mock, middleware: contextMiddleware(zerda) });
     const result = streamText({ model, prompt: 'How does BM25 rank documents?' });
     expect(await result.text).toBe('By term frequency.');

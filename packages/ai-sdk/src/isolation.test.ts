@@ -7,13 +7,7 @@ import { z } from 'zod';
 import { testScopeIsolation, type IsolationRequest } from '@zerda/scope-conformance';
 import { contextTool } from './context-tool.js';
 import { contextMiddleware } from './context-middleware.js';
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: 'stop' }, usage, warnings: [] });
-const toolCall = (toolName: string, input: unknown) => ({ content: [{ type: 'tool-call' as const, toolCallId: 'call-1', toolName, input: JSON.stringify(input) }], finishReason: { unified: 'tool-calls' as const, raw: 'tool_calls' }, usage, warnings: [] });
+import { answer, streamed, toolCall } from './__fixtures__/mock-responses.js';
 
 /** The scope an application derives from its request (its session, its auth): tenant filter, user identity, conversation. */
 const scopeOf = ({ tenant, user, conversation }: IsolationRequest) => ({ id: `${tenant}/${user}`, filter: { tenant }, ...(conversation ? { conversation } : {}) });
@@ -66,20 +60,7 @@ testScopeIsolation({
     const middleware = contextMiddleware(engine, { scope: ({ params }) => JSON.parse(String(params.headers?.['x-scope'])) });
     return {
       async ask(request) {
-        const mock = new MockLanguageModelV4({
-          doStream: {
-            stream: new ReadableStream({
-              start(controller) {
-                controller.enqueue({ type: 'stream-start', warnings: [] });
-                controller.enqueue({ type: 'text-start', id: 't' });
-                controller.enqueue({ type: 'text-delta', id: 't', delta: 'done' });
-                controller.enqueue({ type: 'text-end', id: 't' });
-                controller.enqueue({ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage });
-                controller.close();
-              },
-            }),
-          },
-        });
+        const mock = new MockLanguageModelV4({ doStream: streamed('done') });
         const result = streamText({ model: wrapLanguageModel({ model: mock, middleware }), prompt: request.query, headers: { 'x-scope': JSON.stringify(scopeOf(request)) } });
         await result.text;
         const metadata = (await result.providerMetadata)?.zerda as { fromCache?: boolean } | undefined;
