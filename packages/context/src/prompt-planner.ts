@@ -437,6 +437,25 @@ export async function fitPrompt(parts: PromptParts, options: PlanPromptOptions):
     if (!placed) dropUnit(unit, relevance.has(unit.index) ? 'no-room' : 'not-relevant', relevance.get(unit.index));
   }
 
+  // 8. Room left over grows the shortened parts back, in the order they were placed (the question,
+  // the current steps newest first, the recent turns, the relevant ones by relevance, the rest).
+  for (const decision of decisions) {
+    if (remaining() <= 0) break;
+    if (decision.action !== 'shortened' || decision.message === undefined) continue;
+    const part = planned.get(decision.message)?.[decision.part ?? 0];
+    if (!part) continue;
+    const limit = part.cost + remaining();
+    const whole = wholeCost(part.source, limit);
+    const grown = whole !== undefined ? { part: undefined, cost: whole } : await shorten(part.source, limit);
+    if (!grown || grown.cost <= part.cost || grown.cost > limit) continue;
+    used += grown.cost - part.cost;
+    part.cost = grown.cost;
+    if (grown.part === undefined) delete part.replaced;
+    else part.replaced = grown.part;
+    decision.after = grown.cost;
+    if (grown.part === undefined) decision.action = 'kept';
+  }
+
   // The prompt, in order: leading system messages, memory and context, then the rest.
   const output: PromptMessage[] = [];
   const sources: Array<number | undefined> = [];
