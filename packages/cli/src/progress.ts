@@ -10,6 +10,7 @@ export interface ProgressBar {
 
 /** A set of progress bars: live bars (cli-progress) on a terminal, one summary line per stage otherwise. */
 export interface Progress {
+  /** A bar towards `total`; without a total (a count known only at the end), a counter with its rate and no ETA. */
   bar(name: string, unit: string, total?: number): ProgressBar;
   /** A line that does not disturb the bars. */
   log(line: string): void;
@@ -63,9 +64,11 @@ export function createProgress(io: CliIo, quiet: boolean): Progress {
     cliProgress.Presets.shades_classic,
   );
   return {
-    bar(name, unit, total = 0) {
+    bar(name, unit, total) {
       const started = performance.now();
-      const bar = multibar.create(total, 0, { name: name.padEnd(10), unit, rate: '–' });
+      // A count with no total yet would read "940/0 … ETA 0s": a counter shows the count and its rate.
+      const format = total === undefined ? '{name} {value} {unit} · {rate}/s' : undefined;
+      const bar = multibar.create(total ?? 0, 0, { name: name.padEnd(10), unit, rate: '–' }, format ? { format } : {});
       return {
         setTotal: (next) => bar.setTotal(next),
         update: (value) => bar.update(value, { rate: rateOf(value, started) }),

@@ -48,6 +48,15 @@ export interface IndexManifest {
   inputs: string[];
   settings: IndexSettings;
   documents: Record<string, ManifestEntry>;
+  /** Files that could not be loaded, by the content hash they failed with: not read again until they change. */
+  failed?: Record<string, FailedEntry>;
+}
+
+/** A file that could not be loaded, remembered so that it is not parsed again while unchanged. */
+export interface FailedEntry {
+  contentHash: string;
+  code: string;
+  message: string;
 }
 
 export function manifestPath(directory: string): string {

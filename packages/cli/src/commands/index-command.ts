@@ -7,7 +7,7 @@ import { createEmbedder, createStore, engineOptions, openEngine, saveEngine } fr
 import { CliError, EXIT } from '../errors.js';
 import type { CliIo } from '../io.js';
 import { createProgress, type Progress } from '../progress.js';
-import { newManifest, readManifest, sameSettings, snapshotPath, writeManifest, type IndexManifest, type IndexSettings } from '../workspace.js';
+import { newManifest, readManifest, sameSettings, snapshotPath, writeManifest, type FailedEntry, type IndexManifest, type IndexSettings } from '../workspace.js';
 
 /** Options of `zerda index`. */
 export interface IndexCommandOptions {
@@ -59,7 +59,9 @@ async function embedChunks(chunks: DocumentChunk[], embedder: Embedder, progress
  * `zerda index`: loads the paths, chunks, embeds (with `--embedder`) and indexes, then saves the
  * engine snapshot and the manifest. With an existing index built with the same settings, only files
  * whose content hash changed are re-loaded: their old chunks are removed and the new ones added;
- * files that disappeared are removed; a file that fails to load keeps its previous version.
+ * files that disappeared are removed; a file that fails to load keeps its previous version, and is
+ * remembered with its content hash so that it is not read again until it changes (it stays listed
+ * as failed).
  */
 export async function indexCommand(options: IndexCommandOptions, io: CliIo): Promise<{ summary: IndexSummary; exitCode: number }> {
   const out = resolve(io.cwd, options.out);
@@ -75,15 +77,29 @@ export async function indexCommand(options: IndexCommandOptions, io: CliIo): Pro
   const manifest: IndexManifest = incremental ? { ...previous, inputs: inputs.map((input) => relative(root, input) || '.'), documents: { ...previous.documents } } : newManifest(root, inputs.map((input) => relative(root, input) || '.'), options.settings);
 
   const chunker = new DocumentChunker(options.settings);
-  const files = progress.bar('files', 'files');
+  // The number of files is known after the scan (setTotal); the number of chunks only at the end.
+  const files = progress.bar('files', 'files', 0);
   const chunkBar = progress.bar('chunks', 'chunks');
+  // Content hashes of the files read, to remember the ones that fail; a file that failed before
+  // with the same content is not parsed again (a document that hits a time limit costs it once).
+  const hashes = new Map<string, string>();
+  const stillFailing = new Map<string, FailedEntry>();
   const stream = streamDocuments(inputs, {
     root,
     ...(options.include?.length ? { include: options.include } : {}),
     // The index directory itself is never indexed, wherever it lies.
     exclude: [...(options.exclude ?? []), ...excludeOut(out, inputs)],
     ...(options.fields ? { fields: options.fields } : {}),
-    ...(incremental ? { skip: (file) => previous.documents[file.source]?.contentHash === file.contentHash } : {}),
+    skip: (file) => {
+      hashes.set(file.source, file.contentHash);
+      if (!incremental) return false;
+      const failedBefore = previous.failed?.[file.source];
+      if (failedBefore?.contentHash === file.contentHash) {
+        stillFailing.set(file.source, failedBefore);
+        return true;
+      }
+      return previous.documents[file.source]?.contentHash === file.contentHash;
+    },
     onProgress: (event) => {
       files.setTotal(event.filesTotal);
       files.update(event.filesDone);
@@ -105,8 +121,19 @@ export async function indexCommand(options: IndexCommandOptions, io: CliIo): Pro
   chunkBar.stop();
   const report = stream.report;
   summary.files = report.files;
-  summary.unchanged = report.skipped.length;
-  summary.failed = report.failed.map((failure) => ({ source: failure.source, code: failure.error.code, message: failure.error.message }));
+  summary.unchanged = report.skipped.length - stillFailing.size;
+  summary.failed = [
+    ...report.failed.map((failure) => ({ source: failure.source, code: failure.error.code, message: failure.error.message })),
+    ...[...stillFailing].map(([source, entry]) => ({ source, code: entry.code, message: `${entry.message} (unchanged since it failed; not read again)` })),
+  ];
+  // File-level failures with the content they failed on (record failures belong to a loaded file).
+  const failedNow: Record<string, FailedEntry> = Object.fromEntries(stillFailing);
+  for (const failure of report.failed) {
+    const contentHash = hashes.get(failure.source);
+    if (contentHash && !loadedSources.has(failure.source)) failedNow[failure.source] = { contentHash, code: failure.error.code, message: failure.error.message };
+  }
+  const failedChanged = JSON.stringify(failedNow) !== JSON.stringify(previous?.failed ?? {});
+  manifest.failed = failedNow;
 
   // What the folder no longer holds: sources of the previous index that this scan did not see.
   const seen = new Set<string>([...loadedSources.keys(), ...report.skipped.map((skipped) => skipped.source)]);
@@ -118,6 +145,7 @@ export async function indexCommand(options: IndexCommandOptions, io: CliIo): Pro
   if (incremental && loadedSources.size === 0 && removedSources.length === 0) {
     summary.mode = 'unchanged';
     progress.stop();
+    if (failedChanged) await writeManifest(out, manifest);
     summary.documents = Object.values(manifest.documents).reduce((sum, entry) => sum + entry.docIds.length, 0);
     summary.chunks = Object.values(manifest.documents).reduce((sum, entry) => sum + entry.chunks, 0);
     return { summary, exitCode: options.strict && summary.failed.length > 0 ? EXIT.partial : EXIT.ok };
