@@ -8,10 +8,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { tokenCounter } from '@zerda/context';
+import { tokenCounter, type LengthCounter } from '@zerda/context';
 import { datasetsDirectory, loadDataset } from './datasets.js';
 import { LAST_MESSAGES, STRATEGIES, buildConversation, messageLengths, runStrategy, type Outcome, type Strategy } from './long-conversations.js';
-import { insertLongConversationsSection, renderLongConversations, type LongConversationsReport, type LongConversationsRow } from './long-conversations-report.js';
+import { insertLongConversationsSection, renderLongConversations, type EstimatorAgreement, type LongConversationsReport, type LongConversationsRow } from './long-conversations-report.js';
 import { repositoryRoot } from './paths.js';
 import { SeededRandom } from './random.js';
 import { percentile } from './statistics.js';
@@ -23,6 +23,8 @@ const { values } = parseArgs({
     split: { type: 'string', default: 'held-out' },
     seed: { type: 'string', default: '30' },
     write: { type: 'boolean', default: false },
+    /** Re-render a saved run (bench-results/long-conversations.json), measuring the estimator's agreement again. */
+    render: { type: 'string' },
   },
 });
 const questions = Number(values.questions);
@@ -35,6 +37,49 @@ if (!directory) {
 }
 const counter = tokenCounter('o200k_base');
 await counter.load?.();
+
+/** cl100k_base against o200k_base on the first `limit` passages of each corpus (the margin of `estimatedTokenCounter`). */
+function estimatorAgreement(datasetsPath: string, limit = 3000, margin = 0.15): EstimatorAgreement[] {
+  const cl100k: LengthCounter = tokenCounter('cl100k_base', { cacheSize: 0 });
+  const o200k: LengthCounter = tokenCounter('o200k_base', { cacheSize: 0 });
+  const agreement: EstimatorAgreement[] = [];
+  for (const name of ['tydiqa-goldp-en', 'arcd']) {
+    if (!existsSync(join(datasetsPath, name))) continue;
+    const passages = loadDataset(join(datasetsPath, name)).documents.slice(0, limit).map((document) => document.text);
+    let totalCl = 0;
+    let totalO = 0;
+    let covered = 0;
+    const ratios: number[] = [];
+    for (const text of passages) {
+      const a = cl100k(text);
+      const b = o200k(text);
+      totalCl += a;
+      totalO += b;
+      ratios.push(Math.max(a, b) / Math.max(1, Math.min(a, b)));
+      if (a * (1 + margin) >= b && b * (1 + margin) >= a) covered++;
+    }
+    agreement.push({ dataset: name, passages: passages.length, ratio: totalCl / totalO, disagreement: { p50: percentile(ratios, 50), p90: percentile(ratios, 90), p99: percentile(ratios, 99), max: Math.max(...ratios) }, coveredByMargin: covered / passages.length, margin });
+  }
+  return agreement;
+}
+
+function save(report: LongConversationsReport): void {
+  const markdown = renderLongConversations(report);
+  console.log(markdown);
+  if (!values.write) return;
+  const root = repositoryRoot();
+  writeFileSync(join(root, 'bench-results', 'long-conversations.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(join(root, 'bench-results', 'long-conversations.md'), markdown);
+  const benchmarks = join(root, 'BENCHMARKS.md');
+  writeFileSync(benchmarks, insertLongConversationsSection(readFileSync(benchmarks, 'utf8'), markdown));
+  console.error('wrote bench-results/long-conversations.{json,md} and the section of BENCHMARKS.md');
+}
+
+if (values.render) {
+  const saved = JSON.parse(readFileSync(values.render, 'utf8')) as LongConversationsReport;
+  save({ ...saved, estimator: estimatorAgreement(directory) });
+  process.exit(0);
+}
 const started = performance.now();
 const rows: LongConversationsRow[] = [];
 const datasets: LongConversationsReport['datasets'] = [];
@@ -101,14 +146,6 @@ const report: LongConversationsReport = {
   windows,
   datasets,
   rows,
+  estimator: estimatorAgreement(directory),
 };
-const markdown = renderLongConversations(report);
-console.log(markdown);
-if (values.write) {
-  const root = repositoryRoot();
-  writeFileSync(join(root, 'bench-results', 'long-conversations.json'), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(join(root, 'bench-results', 'long-conversations.md'), markdown);
-  const benchmarks = join(root, 'BENCHMARKS.md');
-  writeFileSync(benchmarks, insertLongConversationsSection(readFileSync(benchmarks, 'utf8'), markdown));
-  console.error('wrote bench-results/long-conversations.{json,md} and the section of BENCHMARKS.md');
-}
+save(report);

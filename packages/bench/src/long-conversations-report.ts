@@ -25,6 +25,21 @@ export interface LongConversationsReport {
   windows: number[];
   datasets: Array<{ name: string; split: string; questions: number; meanTurns: number; meanToolKilobytes: number; coldMilliseconds: { p50: number; p95: number } }>;
   rows: LongConversationsRow[];
+  /** How far the two OpenAI encodings disagree on the corpora's passages (what the estimator's margin is measured against). */
+  estimator?: EstimatorAgreement[];
+}
+
+/** cl100k_base against o200k_base on a dataset's passages. */
+export interface EstimatorAgreement {
+  dataset: string;
+  passages: number;
+  /** Total cl100k tokens / total o200k tokens. */
+  ratio: number;
+  /** Percentiles of max(cl100k, o200k) / min(cl100k, o200k) per passage. */
+  disagreement: { p50: number; p90: number; p99: number; max: number };
+  /** Share of passages where one encoding's count plus the margin covers the other's, both ways. */
+  coveredByMargin: number;
+  margin: number;
 }
 
 export const SECTION_HEADING = '## Long conversations and agents';
@@ -67,6 +82,21 @@ export function renderLongConversations(report: LongConversationsReport): string
       );
     }
     lines.push('');
+  }
+  if (report.estimator && report.estimator.length > 0) {
+    const margin = report.estimator[0]!.margin;
+    lines.push(
+      '### The token estimate for other providers',
+      '',
+      `\`estimatedTokenCounter()\` counts for models whose tokenizer zerda does not ship as \`ceil(max(cl100k, o200k) × ${(1 + margin).toFixed(2)})\`. No third tokenizer is available offline, so the margin is measured as how far two real tokenizers of the same family disagree on the same passages (each corpus's first passages, counted whole): *covered* is the share of passages where either encoding's count plus ${Math.round(margin * 100)}% is at least the other's.`,
+      '',
+      '| corpus | passages | cl100k / o200k (total) | max/min per passage p50 | p90 | p99 | max | covered by +' + Math.round(margin * 100) + '% |',
+      '|---|---|---|---|---|---|---|---|',
+      ...report.estimator.map((row) => `| ${row.dataset} | ${row.passages} | ${row.ratio.toFixed(3)} | ${row.disagreement.p50.toFixed(3)} | ${row.disagreement.p90.toFixed(3)} | ${row.disagreement.p99.toFixed(3)} | ${row.disagreement.max.toFixed(3)} | ${percent(row.coveredByMargin)} |`),
+      '',
+      'On English the two encodings agree within the margin on nearly every passage; on Arabic they differ by a factor of two (o200k_base was trained with far more non-English text), which is why the estimate takes the larger count: a provider whose tokenizer is as coarse on Arabic as cl100k_base is still covered, and one as fine as o200k_base is overestimated, never underestimated. A tokenizer coarser than both by more than the margin is not covered: pass its own counter when the provider publishes one.',
+      '',
+    );
   }
   return lines.join('\n');
 }

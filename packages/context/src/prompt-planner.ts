@@ -255,7 +255,17 @@ export async function fitPrompt(parts: PromptParts, options: PlanPromptOptions):
     }
   }
   const retrievedReserve = parts.retrieved && parts.retrieved.length > 0 ? Math.floor(remaining() * retrievedShare) : 0;
-  const older = units.filter((unit) => unit.messages[0]! < Math.max(questionIndex, 0) && messages[unit.messages[0]!]!.role !== 'system');
+  // Older messages are judged by turn: a user message and everything up to the next one (the
+  // assistant's tool calls, their results, its reply) stand or fall together, so that a question
+  // about something looked up earlier keeps the lookup with the request that named it.
+  const older: Unit[] = [];
+  for (const unit of units) {
+    const first = unit.messages[0]!;
+    if (first >= Math.max(questionIndex, 0) || messages[first]!.role === 'system') continue;
+    const last = older[older.length - 1];
+    if (last && messages[first]!.role !== 'user') last.messages.push(...unit.messages);
+    else older.push({ messages: [...unit.messages], index: units.length + older.length });
+  }
   // Without a user message every non-system message is a step of the current task.
   const later = units.filter((unit) => unit.messages[0]! > questionIndex && messages[unit.messages[0]!]!.role !== 'system');
   const olderReserve = older.length > 0 ? Math.floor(remaining() * 0.25) : 0;
