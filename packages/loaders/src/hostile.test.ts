@@ -106,7 +106,7 @@ describe('hostile documents', () => {
     write('real.docx', docxWithParagraphs(['A real document.', ARABIC]));
     write('real.pdf', pdfWithText(['A real PDF with a line of text.']));
     const { documents, report } = await loadDocuments(directory, { root: directory });
-    expect(refusal(report, 'bomb.docx').details).toMatchObject({ limit: 'maxInflatedBytes', value: 64 * 1024 * 1024 });
+    expect(refusal(report, 'bomb.docx').details).toMatchObject({ limit: 'maxInflatedBytes', value: 16 * 1024 * 1024 });
     expect(refusal(report, 'bomb.pdf').details).toMatchObject({ limit: 'maxPdfStreamBytes', value: 64 * 1024 * 1024 });
     expect(documents.map((document) => document.source)).toEqual(['real.docx', 'real.pdf']);
     expect(documents[0]!.text).toBe(`A real document.\n\n${ARABIC}`);

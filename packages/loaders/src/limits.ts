@@ -7,7 +7,7 @@ export type ResolvedLimits = Required<DocumentLimits>;
 export const DEFAULT_LIMITS: ResolvedLimits = {
   timeMs: 120_000,
   memoryMb: 1024,
-  maxInflatedBytes: 64 * 1024 * 1024,
+  maxInflatedBytes: 16 * 1024 * 1024,
   maxZipEntries: 10_000,
   maxPdfStreamBytes: 64 * 1024 * 1024,
   maxHtmlDepth: 200,

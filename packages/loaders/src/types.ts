@@ -87,7 +87,7 @@ export interface DocumentLimits {
   timeMs?: number;
   /** Heap (MiB) of the worker that parses documents; a document that needs more is refused (default 1024). */
   memoryMb?: number;
-  /** Bytes the parts of a DOCX that are read (everything but media) may inflate to, in total (default 64 MiB). Checked before inflating and while inflating. */
+  /** Bytes the parts of a DOCX that are read (everything but media) may inflate to, in total (default 16 MiB: mammoth needs about a hundred times a document's XML in heap). Checked before inflating and while inflating. */
   maxInflatedBytes?: number;
   /** Entries a DOCX (a ZIP archive) may hold (default 10 000). */
   maxZipEntries?: number;

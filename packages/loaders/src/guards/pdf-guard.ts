@@ -8,7 +8,7 @@ const END_STREAM = Buffer.from('endstream');
 const DICTIONARY_WINDOW = 2048;
 
 /**
- * Checks every Flate-compressed stream of a PDF before PDF.js reads it: each is inflated as a
+ * Checks every Flate-compressed stream of a PDF but images before PDF.js reads it: each is inflated as a
  * stream whose output is counted and dropped, and one that inflates past `maxPdfStreamBytes`
  * refuses the document (`ZERDA_DOCUMENT_LIMIT`, limit `maxPdfStreamBytes`). A flate bomb in a
  * content stream would otherwise be inflated whole in memory. Streams are found by their
@@ -33,7 +33,8 @@ export async function checkPdfStreams(bytes: Uint8Array, file: string, limits: R
     const dictionary = buffer.toString('latin1', Math.max(0, keyword - DICTIONARY_WINDOW), keyword);
     const opening = dictionary.lastIndexOf('obj');
     const own = opening >= 0 ? dictionary.slice(opening) : dictionary;
-    if (!/\/(?:FlateDecode|Fl)\b/.test(own)) continue;
+    // Images are never decoded for text (a large scan inflates to tens of megabytes legitimately).
+    if (!/\/(?:FlateDecode|Fl)\b/.test(own) || /\/Subtype\s*\/Image\b/.test(own)) continue;
     const size = await inflatedSize(buffer.subarray(start, end), cap, 'zlib');
     if (size > cap) throw limitExceeded(file, 'pdf', 'maxPdfStreamBytes', cap, `one of its compressed streams inflates to more than ${cap} bytes`);
   }
