@@ -114,7 +114,8 @@ function recording(middleware: ReturnType<typeof promptWindowMiddleware>): { mid
     middleware: {
       ...middleware,
       transformParams: async (options: Parameters<NonNullable<typeof middleware.transformParams>>[0]) => {
-        conversations.push(structuredClone(options.params.prompt) as unknown as PromptMessage[]);
+        // The planner never mutates what it is given, so the conversation is kept as it came.
+        conversations.push(options.params.prompt as unknown as PromptMessage[]);
         return middleware.transformParams!(options);
       },
     },
@@ -125,7 +126,7 @@ describe('promptWindowMiddleware in a 20-step tool loop with megabyte tool outpu
   const contextLength = 8192;
   const outputReserve = 1024;
 
-  it('every prompt the model receives fits its window, and the retained parts are the ones the explanation says', { timeout: 120_000 }, async () => {
+  it('every prompt the model receives fits its window, and the retained parts are the ones the explanation says', { timeout: 300_000 }, async () => {
     const needle = 'ERROR zebra-sync failed: connection refused by replica db-7 on port 6543';
     const steps = 20;
     const mock: MockLanguageModelV4 = new MockLanguageModelV4({
