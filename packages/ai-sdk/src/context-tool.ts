@@ -28,6 +28,16 @@ export interface ContextToolInput {
   filter?: Record<string, unknown>;
 }
 
+/**
+ * The tool's per-request context (`generateText({ toolsContext: { [toolName]: … } })`): by default
+ * the call's scope — `{ id?, filter?, conversation? }` (other keys pass through for a `scope` resolver to read).
+ */
+export type ContextToolContext = {
+  id?: string;
+  filter?: Record<string, unknown>;
+  conversation?: string;
+};
+
 /** Run options for one call: fixed, or computed from the call (tenant, conversation …). */
 export type ToolRunOptions = Omit<RunOptions, 'signal'>;
 
@@ -45,7 +55,7 @@ export interface ContextToolOptions {
    * false: the AI SDK owns the conversation), or a function of the call that returns them. Their `metadataFilters` is always applied: a filter from the model is combined with
    * it by `$and`, so the model can narrow but never widen what a tenant sees.
    */
-  runOptions?: ToolRunOptions | ((input: ContextToolInput, execution: ToolExecutionOptions<Record<string, unknown>>) => ToolRunOptions | Promise<ToolRunOptions>);
+  runOptions?: ToolRunOptions | ((input: ContextToolInput, execution: ToolExecutionOptions<ContextToolContext | undefined>) => ToolRunOptions | Promise<ToolRunOptions>);
   /**
    * The scope of one call, from the AI SDK's request context: given the input and the execution
    * options (`execution.context` is what `generateText({ toolsContext: { [toolName]: … } })` passed
@@ -54,7 +64,7 @@ export interface ContextToolOptions {
    * `execution.context` itself when it is an object (e.g. `toolsContext: { search: { id: 'acme',
    * filter: { tenant: 'acme' } } }`), otherwise an anonymous scope that shares nothing.
    */
-  scope?: (request: { input: ContextToolInput; context: unknown; execution: ToolExecutionOptions<Record<string, unknown>> }) => ScopeOptions | undefined | Promise<ScopeOptions | undefined>;
+  scope?: (request: { input: ContextToolInput; context: unknown; execution: ToolExecutionOptions<ContextToolContext | undefined> }) => ScopeOptions | undefined | Promise<ScopeOptions | undefined>;
   /** What the model reads when no passage matched. Default: a sentence in the query's language. */
   emptyContextMessage?: string;
 }
@@ -68,6 +78,17 @@ const optionsSchema = z.strictObject({
   scope: z.custom<(...args: never[]) => unknown>((value) => typeof value === 'function', { message: 'a function' }).optional(),
   emptyContextMessage: z.string().optional(),
 });
+
+/** A metadata filter kept as sent (a record schema would rebuild it and silently drop a "__proto__" key): the engine validates it. */
+const filterObject = z
+  .unknown()
+  .refine((value) => value !== null && typeof value === 'object' && !Array.isArray(value), { message: 'a metadata filter object' })
+  .meta({ type: 'object', additionalProperties: {} });
+
+/** The tool's context schema: the scope's fields, and whatever else a `scope` resolver reads. */
+const contextSchema = z
+  .looseObject({ id: z.string().min(1).optional(), filter: filterObject.optional(), conversation: z.string().min(1).optional() })
+  .optional() as unknown as z.ZodType<ContextToolContext>;
 
 /** The scope of a call by default: the tool's context when it is an object, else anonymous. */
 function defaultScope(context: unknown): ScopeOptions | undefined {
@@ -93,7 +114,7 @@ export function contextForModel(context: string, query: string, whenEmpty?: stri
  * Errors (a filter outside the filter language, an aborted call) become the AI SDK's tool errors,
  * which the model sees as the failed call's result. Descriptions may be in any language.
  */
-export function contextTool(engine: ContextRunner, options: ContextToolOptions = {}): Tool<ContextToolInput, ContextToolOutput, Record<string, unknown>> {
+export function contextTool(engine: ContextRunner, options: ContextToolOptions = {}): Tool<ContextToolInput, ContextToolOutput, ContextToolContext | undefined> {
   assertContextRunner(engine);
   const parsed = parseOrThrow(optionsSchema, options, 'options') ?? {};
   const allowFilter = parsed.allowFilter ?? true;
@@ -101,11 +122,7 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
   const inputSchema = allowFilter
     ? z.object({
         query,
-        // Kept as sent (a record schema would rebuild it and silently drop a "__proto__" key): the engine validates it.
-        filter: z
-          .unknown()
-          .refine((value) => value !== null && typeof value === 'object' && !Array.isArray(value), { message: 'a metadata filter object' })
-          .meta({ type: 'object', additionalProperties: {} })
+        filter: filterObject
           .optional()
           .describe(parsed.filterDescription ?? 'Optional metadata filter, e.g. {"lang": "ar"} or {"year": {"$gte": 2020}}; operators: $eq $ne $gt $gte $lt $lte $in $nin $exists $and $or $not.'),
       })
@@ -115,9 +132,11 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
     throw invalidArgument('options.runOptions', 'run options or a function returning them', runOptions);
   }
 
-  return tool<ContextToolInput, ContextToolOutput, Record<string, unknown>>({
+  // The context is optional (`toolsContext` may omit this tool: an anonymous scope), which tool()'s own typing cannot say.
+  return tool<ContextToolInput, ContextToolOutput, ContextToolContext>({
     description: parsed.description ?? DEFAULT_DESCRIPTION,
     inputSchema: inputSchema as unknown as z.ZodType<ContextToolInput>,
+    contextSchema,
     async execute(input, execution) {
       const base = typeof runOptions === 'function' ? await runOptions(input, execution) : (runOptions ?? {});
       const scope = options.scope ? await options.scope({ input, context: execution.context, execution }) : defaultScope(execution.context);
@@ -134,5 +153,5 @@ export function contextTool(engine: ContextRunner, options: ContextToolOptions =
     toModelOutput({ input, output }) {
       return { type: 'text', value: contextForModel(output.context, input?.query ?? '', parsed.emptyContextMessage, output) };
     },
-  });
+  }) as unknown as Tool<ContextToolInput, ContextToolOutput, ContextToolContext | undefined>;
 }

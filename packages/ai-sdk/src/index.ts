@@ -3,7 +3,7 @@
  * language-model middleware that builds it for every user message, and an adapter that makes any
  * AI SDK reranking model the engine's reranker.
  */
-export { contextTool, contextForModel, type ContextToolInput, type ContextToolOptions, type ContextToolOutput, type ToolRunOptions } from './context-tool.js';
+export { contextTool, contextForModel, type ContextToolInput, type ContextToolOptions, type ContextToolOutput, type ContextToolContext, type ToolRunOptions } from './context-tool.js';
 export { contextMiddleware, renderContext, type ContextMetadata, type ContextMiddlewareOptions, type LanguageModelCallOptions } from './context-middleware.js';
 export { aiSdkReranker, type AiSdkRerankerOptions } from './ai-sdk-reranker.js';
 export { promptWindowMiddleware, promptWindowPrepareStep, DEFAULT_OUTPUT_RESERVE, type PromptWindowOptions, type PrepareStepInput } from './prompt-window-middleware.js';

@@ -126,7 +126,7 @@ describe('ZerdaRetriever through @langchain/core runnables', () => {
       callbacks: [handler],
     });
     // What reaches the chain is redacted (it may be shown to a model or a client); the original is its cause.
-    const failure = await failing.invoke('anything').catch((error: unknown) => error as Error & { cause?: Error });
+    const failure = (await failing.invoke('anything').then(() => new Error('resolved'), (error: unknown) => error)) as Error & { cause?: Error };
     expect(failure.message).toMatch(/internal error/);
     expect(failure.cause?.message).toBe('index not loaded');
     expect(events.slice(2)).toEqual([

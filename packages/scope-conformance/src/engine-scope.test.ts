@@ -10,7 +10,7 @@ testScopeIsolation({
       async ask({ tenant, user, query, conversation, filter }) {
         const scope = engine.scope({ id: tenant, filter: { tenant } }).scope({ id: user, ...(conversation ? { conversation } : {}) });
         // What an application shows its client of a failure: the redacted error (code and field path).
-        const result = await scope.run(query, filter ? { metadataFilters: filter } : {}).catch((error: unknown) => {
+        const result = await scope.run(query, filter ? { metadataFilters: filter as never } : {}).catch((error: unknown) => {
           throw redactError(error);
         });
         return { seen: JSON.stringify(result), fromCache: result.fromCache, effectiveQuery: result.effectiveQuery };
