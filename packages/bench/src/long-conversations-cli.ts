@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { tokenCounter, type LengthCounter } from '@zerda/context';
 import { datasetsDirectory, loadDataset } from './datasets.js';
@@ -81,6 +82,7 @@ if (values.render) {
   process.exit(0);
 }
 const started = performance.now();
+const loadAverageAtStart = loadavg()[0]!;
 const rows: LongConversationsRow[] = [];
 const datasets: LongConversationsReport['datasets'] = [];
 for (const name of ['tydiqa-goldp-en', 'arcd']) {
@@ -141,6 +143,8 @@ const report: LongConversationsReport = {
   command: `pnpm --filter @zerda/bench long-conversations --questions ${questions}${heldOut ? '' : ' --split train'}`,
   date: new Date().toISOString(),
   durationSeconds: (performance.now() - started) / 1000,
+  loadAverageAtStart,
+  cores: cpus().length,
   counter: 'o200k_base',
   lastMessages: LAST_MESSAGES,
   windows,

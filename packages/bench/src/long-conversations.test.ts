@@ -23,7 +23,7 @@ function dataset(language: 'en' | 'ar'): BenchDataset {
 
 describe('long conversations benchmark', () => {
   for (const language of ['en', 'ar'] as const) {
-    it(`builds a 20–200 turn conversation whose lookup holds the gold passage, the same for a seed (${language})`, async () => {
+    it(`builds a 20–200 turn conversation whose lookup holds the gold passage, the same for a seed (${language})`, { timeout: 60_000 }, async () => {
       const first = buildConversation(dataset(language), 'q', 3)!;
       expect(buildConversation(dataset(language), 'q', 3)).toEqual(first);
       expect(first.turns).toBeGreaterThanOrEqual(20);
