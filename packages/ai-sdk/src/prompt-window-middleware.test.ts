@@ -269,7 +269,7 @@ describe('promptWindowPrepareStep', () => {
     const steps = 5;
     const mock: MockLanguageModelV4 = new MockLanguageModelV4({ doGenerate: async () => (mock.doGenerateCalls.length > steps ? answer('done') : callTool(mock.doGenerateCalls.length, 'readLog', { job: `job-${mock.doGenerateCalls.length}` })) });
     const readLog = tool({ inputSchema: z.object({ job: z.string() }), execute: async ({ job }) => megabyteLog(job.length, 500_000, 'ERROR certificate expired', 0.9) });
-    await generateText({ model: mock, prompt: 'Which certificate expired?', tools: { readLog }, stopWhen: stepCountIs(steps + 1), prepareStep: promptWindowPrepareStep({ contextLength: 3000, outputReserve: 500, counter: 'o200k_base' }) as never });
+    await generateText({ model: mock, prompt: 'Which certificate expired?', tools: { readLog }, stopWhen: stepCountIs(steps + 1), prepareStep: promptWindowPrepareStep({ contextLength: 3000, outputReserve: 500, counter: 'o200k_base' }) });
     expect(mock.doGenerateCalls).toHaveLength(steps + 1);
     for (const received of mock.doGenerateCalls) expect(measure(received.prompt as unknown as PromptMessage[], o200k)).toBeLessThanOrEqual(2500);
     expect(JSON.stringify(mock.doGenerateCalls.at(-1)!.prompt)).toContain('ERROR certificate expired');
