@@ -3,7 +3,9 @@
 // ../shared/thirdparty or $ZERDA_THIRDPARTY) and on hostile documents generated here: per corpus the
 // files, how many loaded, refusals by reason, fidelity against each project's own expectations, the
 // time and the peak memory (VmHWM of the process that loaded them; each corpus, and each hostile
-// document, runs in its own child process so that one that kills its process is measured too).
+// document, is loaded in a child process of its own — hostile documents are generated beforehand by
+// this process — so that one that kills its process is measured too). Time is the child's wall time,
+// start-up (Node, the loaders' modules, the parse worker) included.
 //
 //   pnpm --filter @zerda/loaders build
 //   node packages/loaders/scripts/measure-documents.mjs [--json out.json] [--timeout-s 120] [corpus …]
@@ -149,25 +151,15 @@ async function child(corpus) {
       expectations: { total: expectations.length, met: expectations.length - missed.length, missed: missed.map((item) => `${item.file}: ${item.test}`) },
     });
   } else if (corpus.startsWith('hostile:') || corpus === 'hostile-batch') {
-    const folder = mkdtempSync(join(tmpdir(), 'zerda-hostile-'));
-    try {
-      const documents = hostileDocuments(hostile).filter(([name]) => corpus === 'hostile-batch' || `hostile:${name}` === corpus);
-      for (const [, file, make] of documents) writeFileSync(join(folder, file), make());
-      if (corpus === 'hostile-batch') {
-        writeFileSync(join(folder, 'ordinary.md'), '# Ordinary\n\nAn ordinary note among hostile files.\n');
-        writeFileSync(join(folder, 'عربي.txt'), 'نص عربي عادي بين ملفات معادية، للتأكد من أن الدفعة تكتمل؟\n');
-      }
-      const generated = performance.now();
-      const { documents: loaded, report } = await loaders.loadDocuments(folder, { root: folder });
-      Object.assign(result, {
-        files: report.files,
-        loaded: loaded.map((document) => `${document.source} (${document.text.length} chars)`),
-        refused: report.failed.map((failure) => `${failure.source}: ${reasonOf(failure.error)}`),
-        loadSeconds: (performance.now() - generated) / 1000,
-      });
-    } finally {
-      rmSync(folder, { recursive: true, force: true });
-    }
+    // The parent generated the documents in `folder`: this process only loads them, so its time
+    // and peak memory are the loader's.
+    const folder = args[2];
+    const { documents: loaded, report } = await loaders.loadDocuments(folder, { root: folder });
+    Object.assign(result, {
+      files: report.files,
+      loaded: loaded.map((document) => `${document.source} (${document.text.length} chars)`),
+      refused: report.failed.map((failure) => `${failure.source}: ${reasonOf(failure.error)}`),
+    });
   } else {
     throw new Error(`unknown corpus ${corpus}`);
   }
@@ -185,10 +177,23 @@ function peakOf(pid) {
   }
 }
 
-function runChild(corpus, timeoutSeconds) {
+/** Writes the hostile documents of a corpus into a new folder (in this process, not the measured one). */
+function generate(corpus, hostile) {
+  const folder = mkdtempSync(join(tmpdir(), 'zerda-hostile-'));
+  for (const [name, file, make] of hostileDocuments(hostile)) {
+    if (corpus === 'hostile-batch' || `hostile:${name}` === corpus) writeFileSync(join(folder, file), make());
+  }
+  if (corpus === 'hostile-batch') {
+    writeFileSync(join(folder, 'ordinary.md'), '# Ordinary\n\nAn ordinary note among hostile files.\n');
+    writeFileSync(join(folder, 'عربي.txt'), 'نص عربي عادي بين ملفات معادية، للتأكد من أن الدفعة تكتمل؟\n');
+  }
+  return folder;
+}
+
+function runChild(corpus, timeoutSeconds, folder) {
   return new Promise((resolve) => {
     const started = performance.now();
-    const process_ = spawn(process.execPath, [script, '--child', corpus], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const process_ = spawn(process.execPath, [script, '--child', corpus, ...(folder ? [folder] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let peak = 0;
@@ -253,7 +258,9 @@ if (args[0] === '--child') {
   const requested = args.length > 0 ? args.flatMap((name) => (name === 'hostile' ? hostileNames : [name])) : ['pdfjs', 'readability', 'mammoth', ...hostileNames, 'hostile-batch'];
   const results = [];
   for (const corpus of requested) {
-    const result = await runChild(corpus, timeoutSeconds);
+    const folder = corpus.startsWith('hostile') ? generate(corpus, hostile) : undefined;
+    const result = await runChild(corpus, timeoutSeconds, folder);
+    if (folder) rmSync(folder, { recursive: true, force: true });
     process.stderr.write(`${corpus}: ${JSON.stringify(result).slice(0, 400)}\n`);
     results.push(result);
   }
