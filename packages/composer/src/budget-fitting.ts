@@ -298,6 +298,17 @@ function densityOf(price: Price): number {
   return price.value / Math.max(price.cost, 1e-9);
 }
 
+/** Options of {@link fitByValue}. */
+export interface ValueFitOptions {
+  /**
+   * Counter units reserved for the lead: before anything is chosen by value, whole sentences are
+   * kept in rank order — the first candidate's from its opening, then the next candidate's — while
+   * they fit in this many units. The context then holds everything lead packing of the same ranking
+   * keeps within `leadUnits` (up to the sentence boundary), whatever the values say (default 0).
+   */
+  leadUnits?: number;
+}
+
 /** A prefix of the text range `start`–`end` of a chunk (after everything it keeps), kept up to `kept`, cut with `ellipsis`. */
 interface RangePrefix {
   start: number;
@@ -333,7 +344,7 @@ function fittedOf(state: ValueState, prefix?: RangePrefix): FittedChunk | undefi
  * costs, then checked against the exact rendered length (picks are given back, most recent first,
  * until it fits), then the prefix is measured exactly. O(n log n) in the number of sentences.
  */
-export function fitByValue(composition: Composition, valuesPerCandidate: readonly CandidateValues[]): FitOutcome {
+export function fitByValue(composition: Composition, valuesPerCandidate: readonly CandidateValues[], options: ValueFitOptions = {}): FitOutcome {
   const { candidates, minChunkLength, evidence, budget } = composition.setup;
   const gapCost = Math.max(0, composition.measure(composition.setup.gapMarker));
   const skipped: DroppedChunk[] = [];
@@ -411,9 +422,26 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   const prefixMinimum = (state: ValueState) => (state.count === 0 ? Math.max(state.minimum, MIN_PREFIX_CHARACTERS) : MIN_PREFIX_CHARACTERS);
   const canCut = (state: ValueState, index: number) => state.count === 0 || index > state.last;
 
+  let remaining = budget;
+  // 0. The lead: whole sentences in rank order, from the first candidate's opening on, while they fit
+  // in `leadUnits` — what lead packing of the same ranking keeps at that budget, so the context always
+  // holds it (see `ValueFitOptions.leadUnits`).
+  const leadUnits = Math.min(budget, Math.max(0, options.leadUnits ?? 0));
+  if (leadUnits > 0) {
+    let spent = 0;
+    lead: for (const state of states) {
+      for (let index = 0; index < state.values.sentences.length; index++) {
+        if (!eligible(state, index)) break lead;
+        const cost = state.cost[index]! + (state.count === 0 ? state.overhead : state.join[index]!);
+        if (spent + cost > leadUnits) break lead;
+        apply(state, index, index);
+        spent += cost;
+      }
+    }
+    remaining -= spent;
+  }
   // 1. Greedy by value per unit on estimated costs; stop at the best sentence that no longer fits
   // when a prefix of it can take the rest of the budget.
-  let remaining = budget;
   // What to fill the rest with: a range of sentences `from`–`to` (a chunk's first pick brings its window).
   // Once the best remaining pick no longer fits, the next few in value order are weighed too, by
   // what a prefix of each would hold in the room left (a window's value may sit in its later sentences).
@@ -515,7 +543,18 @@ function fillWithPrefix(
  * value-based one on the same scale.
  */
 export function fitValue(fitted: readonly FittedChunk[], valuesOf: ReadonlyMap<Candidate, CandidateValues>): number {
+  return fitMeasures(fitted, valuesOf).sum;
+}
+
+/**
+ * What a fit holds by the sentence model, two ways: `sum`, the expected number of kept sentences
+ * holding the answer (each in proportion to how much of it is kept), and `presence`, the estimated
+ * probability that at least one does, 1 − Π(1 − value × kept share) — the quantity answer-in-context
+ * measures, which (unlike the sum) does not reward spreading the budget over many middling sentences.
+ */
+export function fitMeasures(fitted: readonly FittedChunk[], valuesOf: ReadonlyMap<Candidate, CandidateValues>): { sum: number; presence: number } {
   let total = 0;
+  let absent = 1;
   for (const item of fitted) {
     const values = valuesOf.get(item.candidate);
     if (!values) continue;
@@ -523,10 +562,14 @@ export function fitValue(fitted: readonly FittedChunk[], valuesOf: ReadonlyMap<C
       let kept = 0;
       for (const span of item.spans) kept += Math.max(0, Math.min(span.end, sentence.end) - Math.max(span.start, sentence.start));
       const length = sentence.end - sentence.start;
-      if (kept > 0 && length > 0) total += values.values[index]! * Math.min(1, kept / length);
+      if (kept > 0 && length > 0) {
+        const held = Math.min(1, Math.max(0, values.values[index]!)) * Math.min(1, kept / length);
+        total += values.values[index]! * Math.min(1, kept / length);
+        absent *= 1 - held;
+      }
     });
   }
-  return total;
+  return { sum: total, presence: 1 - absent };
 }
 
 /**

@@ -2,8 +2,8 @@
  * @zerda/composer — the context a model reads: ranked chunks fitted into a character or token
  * budget with templates, ordering, query-focused compression, citations and stats.
  */
-export { SmartContextComposer, retrievalStrength } from './smart-context-composer.js';
-export type { ComposerConfigInput, SmartComposeOptions, SmartContextComposerOptions } from './smart-context-composer.js';
+export { SmartContextComposer, retrievalStrength, COMPOSITION_POLICY } from './smart-context-composer.js';
+export type { ComposerConfigInput, CompositionPolicy, SmartComposeOptions, SmartContextComposerOptions } from './smart-context-composer.js';
 export { ARABIC_LABELS, ENGLISH_LABELS, TEMPLATE_NAMES, escapeXmlAttribute } from './templates.js';
 export type { ComposerPassage, TemplateLabels } from './templates.js';
 export { contextStats, countPassages, counterUnit } from './context-stats.js';

@@ -20,11 +20,12 @@ import {
   type TemplateName,
   type UsedChunk,
 } from '@zerda/types';
-import { emptyText, enforceBudget, fitByValue, fitInRankOrder, fitValue, leftOut, type CandidateValues, type FitOutcome } from './budget-fitting.js';
+import { emptyText, enforceBudget, fitByValue, fitInRankOrder, fitMeasures, leftOut, type CandidateValues, type FitOutcome } from './budget-fitting.js';
 import { Composition, type CompositionSetup } from './composition.js';
 import { contextStats, countPassages, counterUnit } from './context-stats.js';
 import { keptCharacters, renderGroup, wholeChunk, type Candidate, type FittedChunk, type Ordering } from './passages.js';
 import { embeddingSimilarity } from './query-relevance.js';
+import { keepRunsWhole } from './run-values.js';
 import { ChunkAnalysisCache, valueSentences, type SentenceModel, type ValuedSentence } from './sentence-value.js';
 import { SENTENCE_MODEL } from './sentence-model.js';
 import {
@@ -62,7 +63,45 @@ export interface SmartContextComposerOptions {
    * for candidates not seen recently.
    */
   analysisCacheCharacters?: number;
+  /** How a question's budget is split between lead packing and value, and how runs are kept whole (default {@link COMPOSITION_POLICY}). */
+  policy?: Partial<CompositionPolicy>;
 }
+
+/**
+ * How much of the budget a question's context keeps for the lead — lead packing of the same ranking
+ * (the first candidate's opening sentences, then the next candidate's) — before the rest is spent by
+ * value. The context always holds the lead packing of `share × budget` (or `confidentShare × budget`),
+ * so it can only lose to lead packing of the whole budget where the answer lies beyond that share
+ * and the value fit does not find it.
+ */
+export interface CompositionPolicy {
+  /** Share of the budget kept for the lead when the sentence model is not confident, [0, 1]. */
+  share: number;
+  /** Share kept when it is: its best sentence is worth at least `confidence`, [0, 1]. */
+  confidentShare: number;
+  /** The sentence value (estimated probability of holding the answer) from which the model is confident, [0, 1]. */
+  confidence: number;
+  /**
+   * How much more likely (by the sentence model, `measure`) the value fit must hold the answer than
+   * lead packing of the whole budget for the value fit to be used, [0, 1].
+   */
+  margin: number;
+  /** `presence` (1 − Π(1 − value), the estimated probability the answer is held) or `sum` (expected answer sentences). */
+  measure: 'presence' | 'sum';
+  /**
+   * A later clause of a long sentence (cut into pieces at clause boundaries) is worth at least this
+   * share of the clause before it, so an answer running on after a comma is kept contiguous, [0, 1].
+   */
+  continuation: number;
+  /**
+   * A sentence between two that are worth more is worth at least this share of the lesser of them,
+   * so a run whose neighbours score high is not elided in the middle, [0, 1].
+   */
+  bridge: number;
+}
+
+/** The default lead policy (chosen by leave-one-dataset-out; see the README). */
+export const COMPOSITION_POLICY: Readonly<CompositionPolicy> = { share: 0, confidentShare: 0, confidence: 0.5, margin: 0, measure: 'presence', continuation: 0, bridge: 0 };
 
 /** Per-call options of {@link SmartContextComposer.compose}: the interface's options plus overrides of the configuration. */
 export interface SmartComposeOptions extends ComposeOptions {
@@ -86,7 +125,7 @@ export function retrievalStrength(scored: ScoredChunk): number {
   const strength = scores.fused ?? scores.keyword ?? scores.vector ?? scored.score;
   return typeof strength === 'number' && Number.isFinite(strength) ? Math.max(0, strength) : 0;
 }
-const OPTION_KEYS: readonly string[] = ['analyzer', 'labels', 'sentenceModel', 'analysisCacheCharacters'];
+const OPTION_KEYS: readonly string[] = ['analyzer', 'labels', 'sentenceModel', 'analysisCacheCharacters', 'policy'];
 const ORDERINGS: readonly Ordering[] = ['rank', 'document', 'edges'];
 const COMPRESSIONS: readonly ComposerConfig['compression'][] = ['auto', 'always', 'off'];
 
@@ -173,6 +212,24 @@ function checkSentenceModel(value: unknown): SentenceModel {
   return { weights: { ...(value.weights as Record<string, number>) } };
 }
 
+function checkCompositionPolicy(value: unknown): CompositionPolicy {
+  if (value === undefined) return COMPOSITION_POLICY;
+  if (!isObject(value)) throw invalidArgument('options.policy', 'a composition policy object (see COMPOSITION_POLICY)', value);
+  const policy: CompositionPolicy = { ...COMPOSITION_POLICY };
+  for (const key of Object.keys(value)) {
+    if (!(key in COMPOSITION_POLICY)) throw invalidArgument(`options.policy.${key}`, `no such field (known: ${Object.keys(COMPOSITION_POLICY).join(', ')})`, value[key]);
+    const field = value[key];
+    if (key === 'measure') {
+      if (field !== 'presence' && field !== 'sum') throw invalidArgument('options.policy.measure', '"presence" or "sum"', field);
+      policy.measure = field;
+      continue;
+    }
+    if (typeof field !== 'number' || !(field >= 0 && field <= 1)) throw invalidArgument(`options.policy.${key}`, 'a number in [0, 1]', field);
+    (policy as unknown as Record<string, number>)[key] = field;
+  }
+  return policy;
+}
+
 function checkChoice<T extends string>(value: unknown, choices: readonly T[], field: string, fallback: T): T {
   if (value === undefined) return fallback;
   if (typeof value === 'string' && (choices as readonly string[]).includes(value)) return value as T;
@@ -220,6 +277,7 @@ export class SmartContextComposer implements ContextComposer {
   readonly #analyzer: Analyzer;
   readonly #labels: Partial<TemplateLabels>;
   readonly #model: SentenceModel;
+  readonly #policy: CompositionPolicy;
   readonly #chunkAnalyses: ChunkAnalysisCache;
   #last: LastComposition | undefined;
 
@@ -236,6 +294,7 @@ export class SmartContextComposer implements ContextComposer {
     if (options.labels !== undefined && !isObject(options.labels)) throw invalidArgument('options.labels', 'an object of labels', options.labels);
     this.#labels = { ...options.labels };
     this.#model = checkSentenceModel(options.sentenceModel);
+    this.#policy = checkCompositionPolicy(options.policy);
     const characters: unknown = options.analysisCacheCharacters;
     if (characters !== undefined && !(typeof characters === 'number' && Number.isInteger(characters) && characters >= 0)) {
       throw invalidArgument('options.analysisCacheCharacters', 'an integer >= 0 (characters of chunk text; 0 keeps no analysis)', characters);
@@ -366,7 +425,7 @@ export class SmartContextComposer implements ContextComposer {
       // A known embedding similarity scales the whole chunk (the sentence model was fitted without one).
       const embeddingWeight = similarity === undefined ? 1 : 0.5 + 0.5 * Math.max(0, Math.min(1, similarity));
       const sentenceValues = valued[index]!;
-      const entry: CandidateValues = { sentences: sentences[index]!, values: sentenceValues.map((sentence) => sentence.value * embeddingWeight) };
+      const entry: CandidateValues = { sentences: sentences[index]!, values: keepRunsWhole(sentenceValues.map((sentence) => sentence.value * embeddingWeight), analyses[index]!.pieceIndex, this.#policy) };
       if (compression === 'always') {
         // Only sentences with query terms are candidates, or the opening when none has any.
         const matching = sentenceValues.map((sentence) => sentence.terms.length > 0);
@@ -375,7 +434,8 @@ export class SmartContextComposer implements ContextComposer {
       valuedOf.set(candidate, { values: entry, sentences: sentenceValues });
       return entry;
     });
-    const byValue: ValuedFit = { ...fitByValue(composition, values), valued: valuedOf };
+    const leadUnits = composition.setup.evidence ? 0 : this.#policyShare(values) * composition.setup.budget;
+    const byValue: ValuedFit = { ...fitByValue(composition, values, { leadUnits }), valued: valuedOf };
     if (compression === 'always') return byValue;
     // Evidence is spread over documents on purpose: rank order would hand the budget to the first
     // (it stays the fallback when the value fit holds nothing, as at a budget below one sentence).
@@ -384,7 +444,22 @@ export class SmartContextComposer implements ContextComposer {
     // naive packing does; keep whichever holds more value by the same measure.
     const byRank = fitInRankOrder(composition);
     const valuesOf = new Map([...valuedOf].map(([candidate, entry]) => [candidate, entry.values]));
-    return fitValue(byRank.fitted, valuesOf) > fitValue(byValue.fitted, valuesOf) ? { ...byRank, valued: valuedOf } : byValue;
+    // The value fit must hold the answer more likely than lead packing by `margin`: where the model
+    // cannot tell sentences apart, the two are close and lead packing — the floor — is kept.
+    const rankMeasure = fitMeasures(byRank.fitted, valuesOf);
+    const valueMeasure = fitMeasures(byValue.fitted, valuesOf);
+    const useValue = this.#policy.measure === 'sum' ? valueMeasure.sum >= rankMeasure.sum + this.#policy.margin : valueMeasure.presence >= rankMeasure.presence + this.#policy.margin;
+    return useValue ? byValue : { ...byRank, valued: valuedOf };
+  }
+
+  /**
+   * The share of the budget kept for the lead (see `CompositionPolicy`): `confidentShare` when the sentence
+   * model is confident where the answer is (its best sentence is worth at least `confidence`), else `share`.
+   */
+  #policyShare(values: readonly CandidateValues[]): number {
+    let best = 0;
+    for (const entry of values) for (const value of entry.values) if (value > best) best = value;
+    return best >= this.#policy.confidence ? this.#policy.confidentShare : this.#policy.share;
   }
 
   #result(composition: Composition, outcome: ValuedFit): ComposeResult {

@@ -1,0 +1,114 @@
+import { charCounter, splitSentences } from '@zerda/text';
+import type { QueryAnalysis, ScoredChunk } from '@zerda/types';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { COMPOSITION_POLICY, SmartContextComposer } from './index.js';
+import { keepRunsWhole } from './run-values.js';
+
+const ENGLISH = ['river', 'delta', 'the', 'flows', 'north', 'Nile', 'Cairo', 'in', '1952', 'long', 'basin', 'water'];
+const ARABIC = ['النهر', 'النِّيلِ', 'القاهرة', 'مكتبـــة', 'أحمد', 'إسلام', 'آمن', 'يجري', 'شمالاً', 'عام', '١٩٥٢'];
+const ENDINGS = ['. ', '؟ ', '! ', '، ', '؛ ', ' '];
+
+/** A passage of a few sentences in English, Arabic (harakat, tatweel, alef variants) or both. */
+const passage = fc
+  .array(
+    fc.tuple(fc.array(fc.constantFrom(...ENGLISH, ...ARABIC), { minLength: 3, maxLength: 14 }), fc.constantFrom(...ENDINGS)).map(([words, end]) => words.join(' ') + end),
+    { minLength: 1, maxLength: 8 },
+  )
+  .map((sentences) => sentences.join('').trim())
+  .filter((text) => text.length > 0);
+
+function scored(texts: readonly string[]): ScoredChunk[] {
+  return texts.map((text, index) => ({
+    chunk: { id: `c${index}`, docId: `d${index}`, text, source: `s${index}`, metadata: {}, position: { index: 0 } },
+    score: 10 - index,
+    scores: { keyword: 10 - index },
+  }));
+}
+
+const question = (keywords: string[], language: 'en' | 'ar' = 'en'): QueryAnalysis =>
+  ({ query: keywords.join(' '), effectiveQuery: keywords.join(' '), keywords, language, intent: 'question', answerType: 'other', complexity: 'simple' }) as unknown as QueryAnalysis;
+
+describe('composition policy: the lead packing floor', () => {
+  it('with margin 1 the value fit is never preferred: the context is lead packing of the ranking (compression off)', () => {
+    fc.assert(
+      fc.property(fc.array(passage, { minLength: 1, maxLength: 5 }), fc.integer({ min: 60, max: 1500 }), fc.subarray([...ENGLISH, ...ARABIC], { minLength: 1, maxLength: 4 }), (texts, budget, keywords) => {
+        const chunks = scored(texts);
+        const analysis = question(keywords, 'ar');
+        const floor = new SmartContextComposer({}, { policy: { margin: 1 } }).compose(chunks, { budget, analysis });
+        const lead = new SmartContextComposer().compose(chunks, { budget, analysis, compression: 'off' });
+        expect(floor.context).toBe(lead.context);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the context holds the lead of the first passage up to share × budget, verbatim and contiguous', () => {
+    fc.assert(
+      fc.property(fc.array(passage, { minLength: 1, maxLength: 5 }), fc.integer({ min: 200, max: 1500 }), fc.double({ min: 0.1, max: 1, noNaN: true }), fc.subarray([...ENGLISH, ...ARABIC], { minLength: 1, maxLength: 4 }), (texts, budget, share, keywords) => {
+        const chunks = scored(texts);
+        const composer = new SmartContextComposer({}, { policy: { share, confidentShare: share } });
+        const { context } = composer.compose(chunks, { budget, analysis: question(keywords) });
+        // Whole leading sentences of the first passage within share × budget, less the frame (the
+        // default separator, which a chunk's frame is measured as).
+        const room = share * budget - charCounter('\n\n---\n\n');
+        let end = 0;
+        for (const sentence of splitSentences(texts[0]!)) {
+          if (charCounter(texts[0]!.slice(0, sentence.end)) > room) break;
+          end = sentence.end;
+        }
+        expect(context).toContain(texts[0]!.slice(0, end));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('spends the rest by value: a tight budget still finds the answer sentence after the lead', () => {
+    const first = 'The river basin is long. It crosses many countries and deserts on its way. Its delta is wide and green. The Nile flows north into the sea at Alexandria.';
+    const chunks = scored([first, 'Cairo is a large city with many museums and markets along its streets.']);
+    const analysis = question(['nile', 'flows', 'north']);
+    const { context } = new SmartContextComposer({}, { policy: { share: 0.3, confidentShare: 0.3 } }).compose(chunks, { budget: 150, analysis });
+    expect(context.startsWith('The river basin is long.')).toBe(true);
+    expect(context).toContain('The Nile flows north');
+  });
+});
+
+describe('composition policy: defaults', () => {
+  it('defaults are documented values in [0, 1]', () => {
+    for (const [key, value] of Object.entries(COMPOSITION_POLICY)) {
+      if (key === 'measure') expect(['presence', 'sum']).toContain(value);
+      else expect(value as number).toBeGreaterThanOrEqual(0), expect(value as number).toBeLessThanOrEqual(1);
+    }
+  });
+});
+
+describe('composition policy: validation', () => {
+  it('refuses unknown fields and out-of-range values with a ZerdaError naming the field', () => {
+    expect(() => new SmartContextComposer({}, { policy: { share: 2 } })).toThrow(/options\.policy\.share/);
+    expect(() => new SmartContextComposer({}, { policy: { margin: Number.NaN } })).toThrow(/options\.policy\.margin/);
+    expect(() => new SmartContextComposer({}, { policy: { measure: 'mean' as never } })).toThrow(/options\.policy\.measure/);
+    expect(() => new SmartContextComposer({}, { policy: { spread: 1 } as never })).toThrow(/options\.policy\.spread/);
+    expect(() => new SmartContextComposer({}, { policy: 'lead' as never })).toThrow(/options\.policy/);
+  });
+});
+
+describe('keepRunsWhole', () => {
+  it('continuation: a later clause of a sentence is worth at least that share of the clause before it (chains along the sentence)', () => {
+    expect(keepRunsWhole([0.1, 0.8, 0.05, 0.02, 0.3], [0, 0, 1, 2, 0], { continuation: 0.5, bridge: 0 })).toEqual([0.1, 0.8, 0.4, 0.2, 0.3]);
+  });
+
+  it('bridge: a sentence between two worth more is worth at least that share of the lesser, from the neighbours’ own values', () => {
+    expect(keepRunsWhole([0.8, 0.1, 0.6, 0.05, 0.02], [0, 0, 0, 0, 0], { continuation: 0, bridge: 1 })).toEqual([0.8, 0.6, 0.6, 0.05, 0.02]);
+  });
+
+  it('never lowers a value, and is the identity with both at 0', () => {
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 30 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), (values, continuation, bridge) => {
+        const pieces = values.map((_, index) => index % 3);
+        const result = keepRunsWhole([...values], pieces, { continuation, bridge });
+        result.forEach((value, index) => expect(value).toBeGreaterThanOrEqual(values[index]!));
+        expect(keepRunsWhole([...values], pieces, { continuation: 0, bridge: 0 })).toEqual(values);
+      }),
+    );
+  });
+});
