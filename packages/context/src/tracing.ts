@@ -42,6 +42,8 @@ export interface OpenTelemetryApi {
   trace: {
     getTracer(name: string, version?: string): TracerLike;
     setSpan(context: unknown, span: SpanLike): unknown;
+    /** The provider this copy of the API hands out (used to notice a provider registered through another copy). */
+    getTracerProvider?(): unknown;
   };
   context: { active(): unknown };
 }
@@ -97,6 +99,29 @@ export function loadOpenTelemetry(importer: (name: string) => Promise<unknown> =
 /** True when `value` has the parts of `@opentelemetry/api` zerda uses (for validating the `telemetry.api` option). */
 export function isTelemetryApi(value: unknown): value is OpenTelemetryApi {
   return isApi(value);
+}
+
+/** Where every 1.x copy of `@opentelemetry/api` keeps its registrations (the API's own global key). */
+const API_REGISTRY = Symbol.for('opentelemetry.js.api.1');
+let mismatchWarned = false;
+
+/**
+ * Describes the silent failure of two `@opentelemetry/api` copies: a tracer provider was registered
+ * through one copy (the SDK's) and `api`, the copy the engine loaded, cannot use it — the API
+ * ignores a registration made by a copy of another minor version, so every span would be dropped
+ * without a word. Returns undefined when there is nothing wrong (no provider registered, or this
+ * copy hands out the registered one).
+ */
+export function telemetryApiMismatch(api: OpenTelemetryApi, globalObject: object = globalThis): string | undefined {
+  const registry = (globalObject as Record<symbol, { version?: unknown; trace?: unknown } | undefined>)[API_REGISTRY];
+  if (!registry?.trace || typeof api.trace.getTracerProvider !== 'function') return undefined;
+  if (api.trace.getTracerProvider() === registry.trace) return undefined;
+  const version = typeof registry.version === 'string' ? ` ${registry.version}` : '';
+  return (
+    `zerda: a tracer provider is registered through @opentelemetry/api${version}, but @zerda/context loaded another copy of @opentelemetry/api that cannot use it, so no spans are recorded. ` +
+    'Install one @opentelemetry/api that your SDK accepts (`npm ls @opentelemetry/api`; @opentelemetry/sdk-trace-base 2.12.1 wants < 1.10.0, e.g. 1.9.1), ' +
+    "or give the engine the SDK's copy: `telemetry: { api }` or `telemetry: { tracerProvider }`."
+  );
 }
 
 function errorType(error: unknown): string {
@@ -206,6 +231,13 @@ export class EngineTelemetry {
   async #resolve(): Promise<{ api: OpenTelemetryApi; tracer: TracerLike } | undefined> {
     const api = this.options.api ?? (await loadOpenTelemetry());
     if (!api) return undefined;
+    if (!this.options.tracerProvider && !mismatchWarned) {
+      const mismatch = telemetryApiMismatch(api);
+      if (mismatch) {
+        mismatchWarned = true;
+        console.warn(mismatch);
+      }
+    }
     const tracer = this.options.tracerProvider ? this.options.tracerProvider.getTracer(TRACER_NAME) : api.trace.getTracer(TRACER_NAME);
     return { api, tracer };
   }
