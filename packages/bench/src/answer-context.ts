@@ -1,4 +1,5 @@
 import { answerInContext, normalizeForAnswerMatch } from '@zerda/retriever';
+import { splitSentences } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import type { BenchDataset } from './datasets.js';
 import { packNaively } from './context-metrics.js';
@@ -12,9 +13,51 @@ import { documentContent } from './systems/search-system.js';
  */
 
 /** Character budgets of the answer-in-context rows. */
-export const ANSWER_CHAR_BUDGETS: readonly number[] = [300, 500, 1000, 2000];
+export const ANSWER_CHAR_BUDGETS: readonly number[] = [300, 500, 1000, 2000, 4000, 8000];
 /** cl100k token budgets of the answer-in-context rows. */
-export const ANSWER_TOKEN_BUDGETS: readonly number[] = [100, 250, 500, 1000];
+export const ANSWER_TOKEN_BUDGETS: readonly number[] = [100, 250, 500, 1000, 2000, 4000];
+
+/** The engine's default candidate count (`analysis.chunks`), what naive packing packs. */
+export const ANSWER_BASE_DEPTH = 10;
+/** Candidates the engine is given at the two largest budgets of each unit, where ten passages no longer fill the budget. */
+export const ANSWER_WIDE_DEPTH = 20;
+
+/**
+ * How many ranked candidates the engine draws on at a budget (`run(…, { maxChunks })`): its default
+ * ten, and {@link ANSWER_WIDE_DEPTH} at the two largest budgets of each unit (4,000 and 8,000
+ * characters, 2,000 and 4,000 cl100k tokens) — ARCD's and TyDi's top ten fill ~6,000 characters, so
+ * there a budget has room for more than ten passages. Naive packing stays the top ten (the floor).
+ */
+export function answerDepth(unit: 'chars' | 'tokens', budget: number): number {
+  const budgets = unit === 'chars' ? ANSWER_CHAR_BUDGETS : ANSWER_TOKEN_BUDGETS;
+  return budget >= budgets[budgets.length - 2]! ? ANSWER_WIDE_DEPTH : ANSWER_BASE_DEPTH;
+}
+
+/**
+ * The ceiling at one budget: the share of questions for which something within `budget` could hold
+ * the answer — a gold answer appears in the top `depth` documents, and the shortest sentence holding
+ * it (or, when no single sentence does, the answer itself) fits in `budget` under `counter`.
+ */
+export function oracleRateAt(dataset: BenchDataset, run: Readonly<Record<string, readonly string[]>>, queries: BenchDataset['queries'], budget: number, counter: LengthCounter, depth: number): number {
+  const documents = new Map(dataset.documents.map((document) => [document.id, document]));
+  let hits = 0;
+  for (const query of queries) {
+    const answers = dataset.answers?.get(query.id) ?? [];
+    let shortest = Infinity;
+    for (const id of (run[query.id] ?? []).slice(0, depth)) {
+      const document = documents.get(id);
+      if (!document) continue;
+      const text = documentContent(document);
+      if (!answerInContext(text, answers)) continue;
+      const holding = splitSentences(text).filter((sentence) => answerInContext(sentence.text, answers));
+      const lengths = holding.length > 0 ? holding.map((sentence) => counter(sentence.text)) : answers.filter((answer) => answerInContext(text, [answer])).map((answer) => counter(answer));
+      shortest = Math.min(shortest, ...lengths);
+      if (shortest <= budget) break;
+    }
+    if (shortest <= budget) hits += 1;
+  }
+  return hits / Math.max(1, queries.length);
+}
 
 /** The split group a query is reported in: `train` (where parameters are chosen) or `held-out` (dev/test). */
 export type SplitGroup = 'train' | 'held-out';

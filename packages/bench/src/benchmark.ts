@@ -3,7 +3,7 @@ import type { MergedRun } from './merge.js';
 import { join } from 'node:path';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
-import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, answeredQueries, heldOutName, naiveAnswerRate, oracleRates, type SplitGroup } from './answer-context.js';
+import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, answerDepth, answeredQueries, heldOutName, naiveAnswerRate, oracleRateAt, oracleRates, type SplitGroup } from './answer-context.js';
 import { auditContext, packNaively, summarizeAudits, type ContextQuality } from './context-metrics.js';
 import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
 import { executeJob } from './job-runner.js';
@@ -94,7 +94,10 @@ export function benchmarkPreset(variant: 'full' | 'quick'): BenchmarkOptions {
 /** answer-in-context of naive packing of one system's top 10 (or, for `oracle`, the ceiling) at one budget and split. */
 export interface NaiveAnswerRow {
   dataset: string;
-  /** A system, or `oracle`: the answer appears anywhere in zerda's BM25 top 10 (`budget` 0, `unit` 'all'; `top1` beside it). */
+  /**
+   * A system, or `oracle`: the answer appears anywhere in zerda's BM25 top 10 (`budget` 0, `unit`
+   * 'all'; `top1` beside it), and per budget the ceiling of `oracleRateAt` (unit and budget set).
+   */
   system: SystemId | 'oracle';
   split: SplitGroup;
   splitName: string;
@@ -189,6 +192,9 @@ export function naiveAnswerRows(dataset: BenchDataset, result: RetrievalResult, 
     if (result.system === 'zerda-keyword') {
       const oracle = oracleRates(dataset, result.run, queries);
       rows.push({ ...base, system: 'oracle', unit: 'all', budget: 0, rate: oracle.topDepth, top1: oracle.top1 });
+      // The ceiling at each budget: a sentence holding the answer, among the candidates the engine gets there, fits.
+      for (const budget of options.answerBudgets) rows.push({ ...base, system: 'oracle', unit: 'chars', budget, rate: oracleRateAt(dataset, result.run, queries, budget, charCounter, answerDepth('chars', budget)) });
+      for (const budget of options.answerTokenBudgets) rows.push({ ...base, system: 'oracle', unit: 'tokens', budget, rate: oracleRateAt(dataset, result.run, queries, budget, tokens, answerDepth('tokens', budget)) });
     }
   }
   return rows;

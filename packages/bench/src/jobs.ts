@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluateRun, type EvaluationSummary } from '@zerda/retriever';
 import { TopK, type DocumentChunk, type Embedder, type LengthCounter, type VectorStore } from '@zerda/types';
-import { AnswerTally, answeredQueries, heldOutName, type SplitGroup } from './answer-context.js';
+import { AnswerTally, answerDepth, answeredQueries, heldOutName, type SplitGroup } from './answer-context.js';
 import { auditContext, summarizeAudits, type ContextQuality } from './context-metrics.js';
 import { loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
 import { chooseEmbedder, embedDocuments, embeddingText, type EmbedderChoice } from './embedding.js';
@@ -370,7 +370,7 @@ export async function runEngineJob(job: EngineJob): Promise<EngineResult> {
   }
 }
 
-type RunningEngine = { run(query: string, options: { overrideBudget: number; useHistory: boolean; recordTurn: boolean }): Promise<{ context: string }> };
+type RunningEngine = { run(query: string, options: { overrideBudget: number; useHistory: boolean; recordTurn: boolean; maxChunks?: number }): Promise<{ context: string }> };
 
 /** answer-in-context of the engine at every answer budget, per split group (every answered query). */
 async function measureAnswers(dataset: BenchDataset, job: EngineJob, engine: RunningEngine, withCounter: (counter: LengthCounter) => Promise<RunningEngine>): Promise<AnswerRate[]> {
@@ -391,7 +391,7 @@ async function measureAnswers(dataset: BenchDataset, job: EngineJob, engine: Run
       for (const budget of budgets) {
         const tally = new AnswerTally();
         for (const query of queries) {
-          const result = await runner.run(query.text, { overrideBudget: budget, useHistory: false, recordTurn: false });
+          const result = await runner.run(query.text, { overrideBudget: budget, useHistory: false, recordTurn: false, maxChunks: answerDepth(unit, budget) });
           if (counter(result.context) > budget) throw new Error(`a context exceeded its budget (${budget} ${unit}) for query ${query.id}`);
           tally.add(result.context, dataset.answers?.get(query.id) ?? []);
         }

@@ -1,6 +1,7 @@
 import type { BenchmarkReport, NaivePackingResult } from './benchmark.js';
 import type { EngineResult, RetrievalResult, ScaleResult } from './jobs.js';
 import { growthExponent } from './statistics.js';
+import { ANSWER_BASE_DEPTH, ANSWER_WIDE_DEPTH } from './answer-context.js';
 import { SYSTEM_IDS, SYSTEM_INFO, type SystemId } from './systems/registry.js';
 
 type Row = Omit<RetrievalResult, 'run'>;
@@ -188,8 +189,12 @@ function answerTable(report: BenchmarkReport, dataset: string, split: 'train' | 
     const own = system === 'zerda-keyword';
     rows.push([`${label(system)} top-10, naive packing${own ? ' (the floor)' : ''}`, ...columns.map(({ unit, budget }) => (own ? percent(at(unit, budget)) : cell(at(unit, budget), floorAt(unit, budget))))]);
   }
-  const oracle = naive.find((row) => row.system === 'oracle');
+  const oracle = naive.find((row) => row.system === 'oracle' && row.unit === 'all');
   if (oracle) rows.push([`oracle: the answer is anywhere in our top 10 (top 1 alone: ${percent(oracle.top1)})`, ...columns.map(() => percent(oracle.rate))]);
+  const ceilingAt = (unit: string, budget: number) => naive.find((row) => row.system === 'oracle' && row.unit === unit && row.budget === budget)?.rate;
+  if (columns.some(({ unit, budget }) => ceilingAt(unit, budget) !== undefined)) {
+    rows.push([`oracle at the budget: a sentence holding the answer, in the top ${ANSWER_BASE_DEPTH} (top ${ANSWER_WIDE_DEPTH} at the two largest budgets of a unit), fits`, ...columns.map(({ unit, budget }) => percent(ceilingAt(unit, budget)))]);
+  }
   return table(header, rows);
 }
 
