@@ -143,7 +143,7 @@ describe('planPrompt never exceeds the window', () => {
 describe('planPrompt chooses by value', () => {
   const filler = (index: number) => `Small talk ${index}: the weather in Paris was mild and the trains ran on time.`;
 
-  it('keeps an old turn relevant to the question and drops unrelated ones', async () => {
+  it('keeps an old turn relevant to the question and drops unrelated ones', { timeout: 60_000 }, async () => {
     const messages: PromptMessage[] = [{ role: 'system', content: 'You are helpful.' }];
     messages.push({ role: 'user', content: 'My passport number is X1234567 and it expires in March.' });
     messages.push({ role: 'assistant', content: 'Noted: your passport expires in March.' });
@@ -157,7 +157,7 @@ describe('planPrompt chooses by value', () => {
     expect(plan.length).toBeLessThanOrEqual(300);
   });
 
-  it('does the same in Arabic (diacritics and alef variants do not hide the match)', async () => {
+  it('does the same in Arabic (diacritics and alef variants do not hide the match)', { timeout: 60_000 }, async () => {
     const messages: PromptMessage[] = [{ role: 'system', content: 'أنت مساعد.' }];
     messages.push({ role: 'user', content: 'رقم جواز سفري هو ١٢٣٤٥ وينتهي في شهر آذار.' });
     messages.push({ role: 'assistant', content: 'حسناً.' });
@@ -168,7 +168,7 @@ describe('planPrompt chooses by value', () => {
     expect(plan.length).toBeLessThanOrEqual(400);
   });
 
-  it('keeps the line of a megabyte log that matters, with the head and the tail', async () => {
+  it('keeps the line of a megabyte log that matters, with the head and the tail', { timeout: 60_000 }, async () => {
     const lines = Array.from({ length: 25_000 }, (_, index) => (index === 17_000 ? 'FATAL payment-service crashed: out of memory in ledger worker' : `INFO request ${index} served in ${index % 50} ms`));
     const messages: PromptMessage[] = [
       { role: 'system', content: 'You read logs.' },
@@ -185,7 +185,7 @@ describe('planPrompt chooses by value', () => {
     expect(plan.decisions.find((decision) => decision.message === 3)).toMatchObject({ kind: 'tool-result', action: 'shortened', reason: 'current-step' });
   });
 
-  it('keeps JSON valid and keeps the relevant member of a long array', async () => {
+  it('keeps JSON valid and keeps the relevant member of a long array', { timeout: 60_000 }, async () => {
     const hits = Array.from({ length: 4000 }, (_, index) => ({ id: index, title: index === 3210 ? 'Zanzibar ferry timetable' : `Annual report ${index}`, tags: ['finance', 'q3'] }));
     const messages: PromptMessage[] = [
       { role: 'user', content: 'When does the Zanzibar ferry leave?' },
@@ -200,7 +200,7 @@ describe('planPrompt chooses by value', () => {
     expect(parsed.hits.at(-1)).toMatch(/more items omitted/u);
   });
 
-  it('places relevant memory and composes retrieved passages into what remains', async () => {
+  it('places relevant memory and composes retrieved passages into what remains', { timeout: 60_000 }, async () => {
     const chunk = (id: string, text: string, score: number): ScoredChunk => ({ chunk: { id, docId: id, text, source: 'kb', metadata: {}, position: { index: 0 } }, score, scores: {} });
     const messages: PromptMessage[] = [
       { role: 'system', content: 'Answer briefly.' },
@@ -227,7 +227,7 @@ describe('planPrompt chooses by value', () => {
 
 describe('planPrompt validates its input', () => {
   const messages: PromptMessage[] = [{ role: 'user', content: 'hi' }];
-  it('names the field, what it received and what it expected', async () => {
+  it('names the field, what it received and what it expected', { timeout: 60_000 }, async () => {
     await expect(planPrompt({ messages }, { window: 0 })).rejects.toThrow(/options\.window must be a number >= 1, got/u);
     await expect(planPrompt({ messages }, { window: 100, counter: 'bytes' as never })).rejects.toThrow(ZerdaError);
     await expect(planPrompt({ messages: 'hi' as never }, { window: 100 })).rejects.toThrow(/parts\.messages/u);
@@ -242,7 +242,7 @@ describe('planPrompt validates its input', () => {
 });
 
 describe('estimatedTokenCounter', () => {
-  it('is never below either OpenAI encoding, in English and Arabic', () => {
+  it('is never below either OpenAI encoding, in English and Arabic', { timeout: 60_000 }, () => {
     const estimate = estimatedTokenCounter();
     const cl100k = tokenCounter('cl100k_base');
     const o200k = tokenCounter('o200k_base');

@@ -4,7 +4,7 @@ import { charCounter, tokenCounter } from '@zerda/context';
 import { reduceJson, reduceText, segmentText } from './tool-output-reduction.js';
 
 describe('segmentText', () => {
-  it('covers the text with contiguous segments, never splitting a surrogate pair', () => {
+  it('covers the text with contiguous segments, never splitting a surrogate pair', { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 3000 }), fc.constant('\n'), fc.constant('😀'.repeat(1500)), fc.constant('x'.repeat(5000))), { maxLength: 20 }), (pieces) => {
         const text = pieces.join('');
@@ -25,7 +25,7 @@ describe('segmentText', () => {
 });
 
 describe('reduceText', () => {
-  it('fits the limit for every limit, and keeps the relevant line when it fits', async () => {
+  it('fits the limit for every limit, and keeps the relevant line when it fits', { timeout: 120_000 }, async () => {
     const text = Array.from({ length: 3000 }, (_, index) => (index === 1777 ? 'الخطأ: انقطع الاتصال بقاعدة البيانات' : `سطر ${index}: تمت المعالجة بنجاح`)).join('\n');
     const counter = tokenCounter('o200k_base');
     await fc.assert(
@@ -40,7 +40,7 @@ describe('reduceText', () => {
 });
 
 describe('reduceJson', () => {
-  it('returns JSON that fits and parses, for any JSON value and limit', () => {
+  it('returns JSON that fits and parses, for any JSON value and limit', { timeout: 60_000 }, () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 6 }), fc.integer({ min: 0, max: 400 }), (value, limit) => {
         const reduced = reduceJson(value, limit, charCounter, 'question');
