@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-const importPattern = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)/g;
+const importPattern = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\s*\(\s*['"]([^'"]+)['"]\s*\)|import\s+['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|(?:require|createRequire\([^)]*\))\.resolve\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function packageNameOf(specifier: string): string | undefined {
   // `#name` is the package's own conditional import (package.json `imports`), not a dependency.
@@ -34,7 +34,8 @@ function importsOf(files: string[]): Set<string> {
   for (const file of files) {
     const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
     for (const match of text.matchAll(importPattern)) {
-      const name = packageNameOf(match[1] ?? match[2] ?? match[3] ?? match[4] ?? '');
+      // (A package resolved for its files — `createRequire(…).resolve('pdfjs-dist/package.json')` — is used too.)
+      const name = packageNameOf(match[1] ?? match[2] ?? match[3] ?? match[4] ?? match[5] ?? '');
       if (name) names.add(name);
     }
   }
