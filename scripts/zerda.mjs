@@ -150,6 +150,9 @@ if (command === 'setup') {
   let status = await runTests(binary, ['run', 'test:workspace'], totals);
   // The package tests get a private PostgreSQL + pgvector server (ZERDA_PG_URL) when this machine has one.
   if (status === 0) status = await withTestPostgres(env, () => runTests(binary, ['run', 'test:packages'], totals));
+  // Publishing for real: release into a local registry, install with npm, pnpm and yarn outside the
+  // workspace, run the README examples there (scripts/registry-tests; skips without Verdaccio or the npm registry).
+  if (status === 0) status = await runTests(binary, ['run', 'test:registry'], totals);
   console.log(`\nsmoke script runtimes: ${totals.runtimes ?? 'not run (see @zerda/runtimes)'}`);
   console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
   if (status !== 0) {
