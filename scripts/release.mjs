@@ -106,8 +106,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const args = process.argv.slice(2);
   const registryIndex = args.indexOf('--registry');
   const known = new Set(['--dry-run', '--copy', '--registry']);
-  const unknown = args.filter((arg, index) => !known.has(arg) && index !== registryIndex + 1);
-  if (unknown.length > 0 || (registryIndex >= 0 && !args[registryIndex + 1])) {
+  const unknown = args.filter((arg, index) => !known.has(arg) && !(registryIndex >= 0 && index === registryIndex + 1));
+  if (unknown.length > 0 || (registryIndex >= 0 && !/^https?:\/\//.test(args[registryIndex + 1] ?? ''))) {
     console.error(`release: unknown or incomplete options ${JSON.stringify(unknown)} (expected --dry-run, --copy, --registry <url>)`);
     process.exit(2);
   }
