@@ -1,5 +1,4 @@
 import { answerInContext, normalizeForAnswerMatch } from '@zerda/retriever';
-import { splitSentences } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import type { BenchDataset } from './datasets.js';
 import { packNaively } from './context-metrics.js';
@@ -34,27 +33,22 @@ export function answerDepth(unit: 'chars' | 'tokens', budget: number): number {
 }
 
 /**
- * The ceiling at one budget: the share of questions for which something within `budget` could hold
- * the answer — a gold answer appears in the top `depth` documents, and the shortest sentence holding
- * it (or, when no single sentence does, the answer itself) fits in `budget` under `counter`.
+ * The ceiling at one budget: the share of questions whose gold answer appears in the top `depth`
+ * documents — the candidates the engine draws on there ({@link answerDepth}) — in a form that fits
+ * the budget on its own (the answer string measured with `counter`). No context built from those
+ * candidates within the budget can hold the answer more often.
  */
 export function oracleRateAt(dataset: BenchDataset, run: Readonly<Record<string, readonly string[]>>, queries: BenchDataset['queries'], budget: number, counter: LengthCounter, depth: number): number {
   const documents = new Map(dataset.documents.map((document) => [document.id, document]));
   let hits = 0;
   for (const query of queries) {
-    const answers = dataset.answers?.get(query.id) ?? [];
-    let shortest = Infinity;
-    for (const id of (run[query.id] ?? []).slice(0, depth)) {
+    const answers = (dataset.answers?.get(query.id) ?? []).filter((answer) => counter(answer) <= budget);
+    if (answers.length === 0) continue;
+    const found = (run[query.id] ?? []).slice(0, depth).some((id) => {
       const document = documents.get(id);
-      if (!document) continue;
-      const text = documentContent(document);
-      if (!answerInContext(text, answers)) continue;
-      const holding = splitSentences(text).filter((sentence) => answerInContext(sentence.text, answers));
-      const lengths = holding.length > 0 ? holding.map((sentence) => counter(sentence.text)) : answers.filter((answer) => answerInContext(text, [answer])).map((answer) => counter(answer));
-      shortest = Math.min(shortest, ...lengths);
-      if (shortest <= budget) break;
-    }
-    if (shortest <= budget) hits += 1;
+      return document !== undefined && answerInContext(documentContent(document), answers);
+    });
+    if (found) hits += 1;
   }
   return hits / Math.max(1, queries.length);
 }

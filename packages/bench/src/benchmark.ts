@@ -192,7 +192,7 @@ export function naiveAnswerRows(dataset: BenchDataset, result: RetrievalResult, 
     if (result.system === 'zerda-keyword') {
       const oracle = oracleRates(dataset, result.run, queries);
       rows.push({ ...base, system: 'oracle', unit: 'all', budget: 0, rate: oracle.topDepth, top1: oracle.top1 });
-      // The ceiling at each budget: a sentence holding the answer, among the candidates the engine gets there, fits.
+      // The ceiling at each budget: the answer is among the candidates the engine draws on there.
       for (const budget of options.answerBudgets) rows.push({ ...base, system: 'oracle', unit: 'chars', budget, rate: oracleRateAt(dataset, result.run, queries, budget, charCounter, answerDepth('chars', budget)) });
       for (const budget of options.answerTokenBudgets) rows.push({ ...base, system: 'oracle', unit: 'tokens', budget, rate: oracleRateAt(dataset, result.run, queries, budget, tokens, answerDepth('tokens', budget)) });
     }

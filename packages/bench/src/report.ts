@@ -193,7 +193,7 @@ function answerTable(report: BenchmarkReport, dataset: string, split: 'train' | 
   if (oracle) rows.push([`oracle: the answer is anywhere in our top 10 (top 1 alone: ${percent(oracle.top1)})`, ...columns.map(() => percent(oracle.rate))]);
   const ceilingAt = (unit: string, budget: number) => naive.find((row) => row.system === 'oracle' && row.unit === unit && row.budget === budget)?.rate;
   if (columns.some(({ unit, budget }) => ceilingAt(unit, budget) !== undefined)) {
-    rows.push([`oracle at the budget: a sentence holding the answer, in the top ${ANSWER_BASE_DEPTH} (top ${ANSWER_WIDE_DEPTH} at the two largest budgets of a unit), fits`, ...columns.map(({ unit, budget }) => percent(ceilingAt(unit, budget)))]);
+    rows.push([`oracle at the budget: the answer is in the candidates the engine draws on there (top ${ANSWER_BASE_DEPTH}; top ${ANSWER_WIDE_DEPTH} at the two largest budgets of a unit)`, ...columns.map(({ unit, budget }) => percent(ceilingAt(unit, budget)))]);
   }
   return table(header, rows);
 }

@@ -8,7 +8,8 @@
  * question and budget; the final tables come from `fit-composer` / the benchmark, which run the
  * whole engine.
  *
- * Options: `--datasets a,b,c`, `--queries N` (first N per split, for iterating), `--units
+ * Options: `--datasets a,b,c`, `--queries N` (first N questions a policy is scored on, per split; the
+ * held-out questions of `--lodo` are always all of them), `--units
  * chars,cl100k`, `--policies '[{"share":0.5,…},…]'` (the candidates; default: a grid),
  * `--split held-out|train` (where policies are scored without `--lodo`), `--config '{…}'` (engine
  * configuration, e.g. ranking weights), `--lodo` (fit and choose per fold), `--depth N` (candidates
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
     const all = await prepare(dataset, dataset.answers && dataset.answers.size > 0 ? 'train' : 'all', Infinity);
     fitting.set(dataset.name, all);
     training.set(dataset.name, { ...all, queries: all.queries.slice(0, limit) });
-    heldOut.set(dataset.name, await prepare(dataset, 'held-out'));
+    heldOut.set(dataset.name, await prepare(dataset, 'held-out', Infinity));
     console.error(`${dataset.name}: captured`);
   }
   for (const left of datasets) {
