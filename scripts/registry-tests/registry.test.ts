@@ -143,12 +143,27 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/**
+ * GET `url`, once more when the connection was closed under it: after minutes of installs, a kept-alive
+ * socket to Verdaccio may have been closed by its idle timeout just as the request reuses it
+ * (undici: "other side closed"), which says nothing about the registry's content.
+ */
+async function fetchOnce(url: string): Promise<Response> {
+  try {
+    return await fetch(url);
+  } catch (error) {
+    const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+    if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET') throw error;
+    return fetch(url);
+  }
+}
+
 describe('publishing to a local registry', () => {
   it('publishes every public package at its released version, workspace ranges rewritten', async (context) => {
     if (skipReason) return context.skip(skipReason);
     expect(Object.keys(versions).length).toBeGreaterThan(15);
     for (const [name, version] of Object.entries(versions)) {
-      const response = await fetch(`${registry!.url}${name.replace('/', '%2f')}`);
+      const response = await fetchOnce(`${registry!.url}${name.replace('/', '%2f')}`);
       expect(response.ok, `${name} is in the registry`).toBe(true);
       const manifest = (await response.json()) as { versions: Record<string, Record<string, Record<string, string>>> };
       const published = manifest.versions[version];
