@@ -6,5 +6,8 @@ export default defineConfig({
   test: {
     pool: 'forks',
     execArgv: ['--expose-gc'],
+    // One file at a time: the complexity suite compares timings at two sizes in one process, and the
+    // fuzz and soak files running beside it on a 2-core machine would add their load to one side only.
+    fileParallelism: false,
   },
 });
