@@ -428,8 +428,14 @@ describe('value-based fit: the sentences most likely to hold the answer', () => 
       return performance.now() - started;
     };
     time(lines.slice(0, 3200));
-    const small = Math.min(time(lines.slice(0, 3200)), time(lines.slice(0, 3200)));
-    const large = Math.min(time(lines), time(lines));
+    time(lines);
+    // The best of five interleaved samples of each size: one sample slowed by another process must not decide.
+    let small = Number.POSITIVE_INFINITY;
+    let large = Number.POSITIVE_INFINITY;
+    for (let sample = 0; sample < 5; sample++) {
+      small = Math.min(small, time(lines.slice(0, 3200)));
+      large = Math.min(large, time(lines));
+    }
     // Ten times the text may cost at most fifteen times the time (linear, not quadratic).
     expect(large / small).toBeLessThan(15);
   });
