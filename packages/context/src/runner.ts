@@ -34,6 +34,7 @@ export const BRIDGE_RUN_DEFAULTS: Readonly<Pick<RunOptions, 'useHistory' | 'reco
  * run's result, it tells "nothing matched" apart from "passages matched but none fit the budget".
  */
 export function emptyContextMessage(query: string, result?: { matched: number; budget: { limit: number; unit: string } }): string {
+  if (typeof query !== 'string') throw invalidArgument('query', 'a string (the question)', query);
   const arabic = detectLanguage(query) === 'ar';
   if (result !== undefined && result.matched > 0) {
     return arabic
@@ -50,6 +51,7 @@ export function emptyContextMessage(query: string, result?: { matched: number; b
  * application wrote) is used as it is, and must isolate its requests itself.
  */
 export function scopedRunner(engine: ContextRunner, resolved: ScopeOptions | undefined): ContextRunner {
+  assertContextRunner(engine);
   const scoping = engine as ContextRunner & { scope?: (options: ScopeOptions) => ContextRunner };
   if (typeof scoping.scope !== 'function') {
     if (resolved !== undefined && Object.keys(resolved).length > 0) {
@@ -68,6 +70,7 @@ export function scopedRunner(engine: ContextRunner, resolved: ScopeOptions | und
  * words), with the original as its `cause`, because what a bridge throws reaches a model or a client.
  */
 export async function runForRequest(engine: ContextRunner, query: string, scope: ScopeOptions | undefined, options: RunOptions = {}): Promise<ContextResult> {
+  assertContextRunner(engine);
   let runner: ContextRunner;
   try {
     runner = scopedRunner(engine, scope);

@@ -113,3 +113,15 @@ describe('engine.scope', () => {
     );
   });
 });
+
+describe('the bridges\' helpers refuse bad input naming the field', () => {
+  it('runForRequest, scopedRunner and emptyContextMessage', async () => {
+    const { runForRequest, scopedRunner, emptyContextMessage } = await import('./runner.js');
+    await expect(runForRequest(null as never, 'q', undefined)).rejects.toMatchObject({ code: 'ZERDA_INVALID_ARGUMENT', details: { field: 'engine' } });
+    expect(() => scopedRunner({} as never, undefined)).toThrow(/engine must be/);
+    expect(() => emptyContextMessage(5 as never)).toThrow(/query must be a string/);
+    // A resolved scope for a runner that cannot make scopes is refused, never silently dropped.
+    expect(() => scopedRunner({ run: async () => ({}) as never }, { filter: { tenant: 'acme' } })).toThrow(/scope must be/);
+    expect(emptyContextMessage('ما هو؟', { matched: 2, budget: { limit: 10, unit: 'chars' } })).toMatch(/الحدّ/);
+  });
+});
