@@ -4,8 +4,8 @@ import { MAX_CONVERSATION_ID_LENGTH, type RunMultiOptions, type RunOptions } fro
 
 /** Throws a ZerdaError naming `field` unless `id` is a conversation id (a non-empty string of at most 256 characters). */
 export function checkConversationId(id: unknown, field: string): string {
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_CONVERSATION_ID_LENGTH) {
-    throw invalidArgument(field, `a conversation id (a non-empty string of at most ${MAX_CONVERSATION_ID_LENGTH} characters)`, id);
+  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_CONVERSATION_ID_LENGTH || id.includes('\u0000')) {
+    throw invalidArgument(field, `a conversation id (a non-empty string of at most ${MAX_CONVERSATION_ID_LENGTH} characters, without NUL)`, id);
   }
   return id;
 }

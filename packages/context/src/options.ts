@@ -161,7 +161,8 @@ export const telemetryOptionsSchema = z
 
 /** Longest conversation id accepted. */
 export const MAX_CONVERSATION_ID_LENGTH = 256;
-const conversationIdSchema = z.string().min(1).max(MAX_CONVERSATION_ID_LENGTH);
+// No NUL: the engine keys a scope's conversations by a NUL-prefixed key, which an unscoped id must never spell.
+const conversationIdSchema = z.string().min(1).max(MAX_CONVERSATION_ID_LENGTH).refine((id) => !id.includes('\u0000'), { message: 'a conversation id without NUL characters' });
 
 /** The keys `new ContextEngine(options)` knows; any other key is refused (a typo must not pass silently). */
 export const ENGINE_OPTION_KEYS = ['config', 'queryAnalyzer', 'retriever', 'chunkFilter', 'ranker', 'composer', 'guard', 'budgetAllocator', 'lengthCounter', 'logger', 'embedder', 'template', 'reranker', 'telemetry'] as const;

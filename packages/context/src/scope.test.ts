@@ -67,6 +67,9 @@ describe('engine.scope', () => {
     await expect(plain.run('and when?', { recordTurn: true })).rejects.toMatchObject({ details: { field: 'options.recordTurn' } });
     await expect(acme.run('x', { conversation: 'c-2' })).rejects.toMatchObject({ details: { field: 'options.conversation' } });
     expect(() => acme.scope({ conversation: 'c-2' })).toThrow(/scope\.conversation/);
+    // An unscoped id can never spell a scope's registry key (NUL-prefixed): refused, not a way into acme's history.
+    await expect(zerda.run('and when?', { conversation: `\u0000${JSON.stringify([['acme'], 'c-1'])}` })).rejects.toMatchObject({ code: 'ZERDA_INVALID_ARGUMENT' });
+    expect(() => zerda.conversation('\u0000x')).toThrow(/without NUL/);
   });
 
   it('a repeated question (a later step of a tool loop) is enriched as the first time', async () => {

@@ -52,7 +52,7 @@ export interface ScopeHost {
 const scopeOptionsSchema = z.strictObject({
   id: z.string().min(1).max(MAX_SCOPE_ID_LENGTH).optional(),
   filter: z.unknown().optional(),
-  conversation: z.string().min(1).max(MAX_CONVERSATION_ID_LENGTH).optional(),
+  conversation: z.string().min(1).max(MAX_CONVERSATION_ID_LENGTH).refine((id) => !id.includes('\u0000'), { message: 'a conversation id without NUL characters' }).optional(),
 });
 
 /**
