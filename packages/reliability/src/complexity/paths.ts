@@ -2,11 +2,21 @@ import { ArabicTextChunker, RecursiveChunker, StructureAwareChunker, parseMarkdo
 import { SmartContextComposer } from '@zerda/composer';
 import { ChunkFilter, ContextGuard, ConversationHistory, QueryAnalyzer, endsAtSentenceBoundary, tokenCounter } from '@zerda/context-core';
 import { KeywordRetriever } from '@zerda/retriever';
-import { ContextEngine } from '@zerda/context';
+import { ContextEngine, planPrompt, type PromptMessage } from '@zerda/context';
 import { Analyzer, charCounter, detectLanguage, normalizeText, snowballStemArabic, splitSentences, tokenize, truncateAtWordBoundary, wordHashes } from '@zerda/text';
 import type { TextPath } from './measure.js';
 
 /** `unit` repeated to `size` UTF-16 units. */
+/** A tool loop whose one tool result is `output` (planPrompt's worst part: a huge tool output). */
+function toolLoop(output: string, json: boolean): PromptMessage[] {
+  return [
+    { role: 'system', content: 'You read tool outputs.' },
+    { role: 'user', content: 'Why did the ledger worker crash? لماذا توقف العامل؟' },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c', toolName: 'read', input: {} }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c', toolName: 'read', output: json ? { type: 'json', value: JSON.parse(output) } : { type: 'text', value: output } }] },
+  ] as PromptMessage[];
+}
+
 function repeat(unit: string): (size: number) => string {
   return (size) => unit.repeat(Math.ceil(size / unit.length)).slice(0, size);
 }
@@ -81,6 +91,20 @@ export const TEXT_PATHS: readonly TextPath[] = [
     input: repeat('Vitamin D lowers the fracture risk of older adults. فيتامين د يقلل الكسور. '),
     // A fresh composer each time: its chunk-analysis cache must not hide the analysis from the timing.
     run: async (text) => new SmartContextComposer({ minChunkLength: 0 }).compose(scored(text), { budget: 2000, analysis: await claimAnalysis }),
+  },
+  {
+    // A fresh text each variant: the planner caches a text's segment ranking, which must not hide the work.
+    name: 'planPrompt — a log tool output, Arabic and English lines, 1,000-token window',
+    input: (size, variant = 0) => repeat(`INFO request ${variant} served by the ledger worker في ${variant} ms\n`)(size),
+    run: (text) => planPrompt({ messages: toolLoop(text, false) }, { window: 1000, counter: 'chars' }),
+  },
+  {
+    name: 'planPrompt — a JSON tool output (an array of hits), 1,000-token window',
+    input: (size, variant = 0) => {
+      const hit = JSON.stringify({ id: variant, text: 'the ledger worker served a request العامل' });
+      return `[${Array.from({ length: Math.max(1, Math.floor(size / (hit.length + 1))) }, () => hit).join(',')}]`;
+    },
+    run: (text) => planPrompt({ messages: toolLoop(text, true) }, { window: 1000, counter: 'chars' }),
   },
   { name: 'wordHashes — mixed Arabic and English words', input: repeat('word كلمة 2024 ـ '), run: (text) => wordHashes(text) },
   { name: 'ChunkFilter.filter — one huge chunk', input: repeat('word number '), run: (text) => filter.filter(scored(text)) },
