@@ -20,7 +20,8 @@ import {
   type TemplateName,
   type UsedChunk,
 } from '@zerda/types';
-import { emptyText, enforceBudget, fitByValue, fitInRankOrder, fitMeasures, leftOut, type CandidateValues, type FitOutcome } from './budget-fitting.js';
+import { emptyText, enforceBudget, fitInRankOrder, leftOut, type FitOutcome } from './rank-order-fit.js';
+import { fitByValue, fitMeasures, type CandidateValues } from './value-fit.js';
 import { Composition, type CompositionSetup } from './composition.js';
 import { contextStats, countPassages, counterUnit } from './context-stats.js';
 import { keptCharacters, renderGroup, wholeChunk, type Candidate, type FittedChunk, type Ordering } from './passages.js';
