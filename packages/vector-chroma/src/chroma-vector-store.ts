@@ -20,8 +20,8 @@ import {
   checkInteger,
   checkBoolean,
 } from '@zerda/types';
-import { DOC_ID_KEY, fromChromaRecord, isFlagKey, toChromaMetadata } from './record-mapping.js';
-import { translateWhere } from './where-translation.js';
+import { DOC_ID_KEY, fromChromaRecord, isFlagKey, toChromaMetadata } from './chroma-records.js';
+import { translateWhere } from './chroma-filter.js';
 
 /** Options of {@link ChromaVectorStore}. */
 export interface ChromaVectorStoreOptions {
@@ -332,7 +332,7 @@ export class ChromaVectorStore implements VectorStore {
   /**
    * Chroma's upsert merges metadata into an existing record's and cannot delete keys; zerda
    * replaces the chunk. Flag keys the old record has and the new one lacks are therefore sent as
-   * `false`, which every translated filter reads as absent (see `record-mapping.ts`).
+   * `false`, which every translated filter reads as absent (see `chroma-records.ts`).
    */
   private async clearStaleKeys(ids: string[], metadatas: ChromaRecordMetadata[]): Promise<void> {
     const existing = await this.collection!.get({ ids, include: ['metadatas'] });

@@ -22,7 +22,7 @@ import {
   checkInteger,
   checkBoolean,
 } from '@zerda/types';
-import { compileFilter, hasLoneSurrogate, sqlString, type CompiledFilter } from './filter-sql.js';
+import { compileFilter, hasLoneSurrogate, sqlString, type CompiledFilter } from './lancedb-filter.js';
 import {
   CHUNK_COLUMNS,
   TABLE_FORMAT_VERSION,
@@ -34,7 +34,7 @@ import {
   type ChunkRecord,
   type PreparedRow,
   type TableDescription,
-} from './table-schema.js';
+} from './lancedb-records.js';
 
 /** Options of {@link LanceDbVectorStore}. Give `uri` or `connection`. */
 export interface LanceDbVectorStoreOptions {

@@ -2,8 +2,8 @@ export { PineconeVectorStore, PINECONE_METRIC, MAX_TOP_K, MAX_UPSERT_RECORDS, MA
 export type { PineconeVectorStoreOptions, PineconeSearchOptions, PineconeIndexLike, WaitForWritesOptions } from './pinecone-vector-store.js';
 export { createPineconeStore } from './create-store.js';
 export type { CreatePineconeStoreOptions } from './create-store.js';
-export { translateFilter } from './filter-translation.js';
-export type { PineconeFilter, TranslatedFilter } from './filter-translation.js';
+export { translateFilter } from './pinecone-filter.js';
+export type { PineconeFilter, TranslatedFilter } from './pinecone-filter.js';
 export {
   CHUNK_FIELD,
   DOC_ID_FIELD,
@@ -14,7 +14,7 @@ export {
   numberField,
   toPineconeMetadata,
   fromPineconeRecord,
-} from './record-mapping.js';
-export type { PineconeMetadata } from './record-mapping.js';
+} from './pinecone-records.js';
+export type { PineconeMetadata } from './pinecone-records.js';
 /** The term encoding of `zerda_terms` (one implementation, in @zerda/types). */
 export { presenceTerm, valueTerm } from '@zerda/types';

@@ -21,8 +21,8 @@ import {
   checkInteger,
   checkBoolean,
 } from '@zerda/types';
-import { translateFilter, type PineconeFilter } from './filter-translation.js';
-import { DOC_ID_FIELD, MAX_METADATA_BYTES, fromPineconeRecord, metadataBytes, toPineconeMetadata, type PineconeMetadata } from './record-mapping.js';
+import { translateFilter, type PineconeFilter } from './pinecone-filter.js';
+import { DOC_ID_FIELD, MAX_METADATA_BYTES, fromPineconeRecord, metadataBytes, toPineconeMetadata, type PineconeMetadata } from './pinecone-records.js';
 
 /**
  * The part of the official client's `Index` this store calls (`pinecone.index({ name })` returns

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createFakePinecone, type RecordedRequest } from './__fixtures__/fake-pinecone.js';
 import { createPineconeStore } from './create-store.js';
 import { PineconeVectorStore } from './pinecone-vector-store.js';
-import { CHUNK_FIELD, DOC_ID_FIELD, SOURCE_FIELD, TERMS_FIELD, numberField } from './record-mapping.js';
+import { CHUNK_FIELD, DOC_ID_FIELD, SOURCE_FIELD, TERMS_FIELD, numberField } from './pinecone-records.js';
 
 function setup(options: { dimension?: number; metric?: 'cosine' | 'dotproduct' | 'euclidean' } = {}) {
   const fake = createFakePinecone({ dimension: options.dimension ?? 3, metric: options.metric ?? 'cosine' });

@@ -3,8 +3,8 @@ import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, 
 import { FILTER_CASES, deepFilters, expectZerdaError, filterArbitraries, filterFixtureChunks } from '@zerda/vector-conformance';
 import { describe, expect, it } from 'vitest';
 import { evaluateFilter } from './__fixtures__/fake-pinecone.js';
-import { translateFilter } from './filter-translation.js';
-import { numberField, toPineconeMetadata } from './record-mapping.js';
+import { translateFilter } from './pinecone-filter.js';
+import { numberField, toPineconeMetadata } from './pinecone-records.js';
 
 const terms = 'zerda_terms';
 const year = numberField('year');

@@ -5,7 +5,7 @@ import { deepFilters, expectZerdaError, filterArbitraries } from '@zerda/vector-
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory, uniqueTable } from './__fixtures__/directories.js';
 import { presenceTerm, valueTerm } from '@zerda/types';
-import { compileFilter, filterColumnsOf, sqlString } from './filter-sql.js';
+import { compileFilter, filterColumnsOf, sqlString } from './lancedb-filter.js';
 import { LanceDbVectorStore } from './lancedb-vector-store.js';
 
 // `__proto__` is left out of the end-to-end cases: @zerda/types' zod parsing drops that key.

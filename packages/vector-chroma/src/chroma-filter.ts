@@ -1,5 +1,5 @@
 import { NEGATED_RANGE, SUPERSET, allOf, anyOf, constant, leaf, pushDownFilter, type FieldTranslator, type MetadataFilter } from '@zerda/types';
-import { DOC_ID_KEY, SOURCE_KEY, isNumberKey, numberKey, presenceKey, valueKey } from './record-mapping.js';
+import { DOC_ID_KEY, SOURCE_KEY, isNumberKey, numberKey, presenceKey, valueKey } from './chroma-records.js';
 
 /** A Chroma `where` clause. */
 export type ChromaWhere = Record<string, unknown>;
@@ -65,7 +65,7 @@ function fieldFor(key: string): FieldTranslator {
 
 /**
  * Translates a validated zerda filter (see `parseMetadataFilter`) into a Chroma `where` over the
- * keys this package writes (see `record-mapping.ts`), with `$not` pushed down to the leaves.
+ * keys this package writes (see `chroma-records.ts`), with `$not` pushed down to the leaves.
  * Exact for everything except ranges with a string bound (Chroma compares numbers only): those
  * keep a superset and set `exact: false`.
  */

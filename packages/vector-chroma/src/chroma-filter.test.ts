@@ -5,8 +5,8 @@ import type { Where } from 'chromadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryServer, uniqueCollection } from './__fixtures__/server.js';
 import { ChromaVectorStore } from './chroma-vector-store.js';
-import { isNumberKey, numberKey, presenceKey, valueKey } from './record-mapping.js';
-import { translateWhere } from './where-translation.js';
+import { isNumberKey, numberKey, presenceKey, valueKey } from './chroma-records.js';
+import { translateWhere } from './chroma-filter.js';
 
 describe('translateWhere: every operator', () => {
   it('equality, $in and their negations test typed flag keys with $eq/$ne true', () => {

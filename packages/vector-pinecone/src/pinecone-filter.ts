@@ -1,6 +1,6 @@
 import { NEGATED_RANGE, SUPERSET, allOf, anyOf, constant, leaf, pushDownFilter, type FieldTranslator, type MetadataFilter } from '@zerda/types';
 import { presenceTerm, valueTerm } from '@zerda/types';
-import { DOC_ID_FIELD, SOURCE_FIELD, TERMS_FIELD, numberField } from './record-mapping.js';
+import { DOC_ID_FIELD, SOURCE_FIELD, TERMS_FIELD, numberField } from './pinecone-records.js';
 
 /** A Pinecone metadata filter (the MongoDB-like syntax of Pinecone's query and delete requests). */
 export type PineconeFilter = Record<string, unknown>;
@@ -70,7 +70,7 @@ function fieldFor(key: string): FieldTranslator {
 
 /**
  * Translates a validated zerda filter (see `parseMetadataFilter`) into Pinecone's filter syntax
- * over the fields this package writes (see `record-mapping.ts`), using only operators whose
+ * over the fields this package writes (see `pinecone-records.ts`), using only operators whose
  * Pinecone semantics are documented: `$eq $ne $gt $gte $lt $lte $in $nin $exists $and $or`.
  * `$not` is pushed down to the leaves (every leaf has an exact complement), and no part relies on
  * how Pinecone treats a missing field under `$ne`/`$nin`. Exact for everything except ranges with

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type * as Arrow from 'apache-arrow';
 import { createError, type DocumentChunk, type VectorMetric } from '@zerda/types';
 import type { ResolvedAnalyzerOptions } from '@zerda/text';
-import { filterColumnsOf } from './filter-sql.js';
+import { filterColumnsOf } from './lancedb-filter.js';
 
 // @lancedb/lancedb is a CommonJS module that checks `instanceof arrow.Table` against the CommonJS
 // build of apache-arrow; an ESM import would load the other build (different classes) and LanceDB
@@ -35,7 +35,7 @@ const JSON_EXTENSION = new Map([['ARROW:extension:name', 'arrow.json']]);
 /**
  * The Arrow schema of a zerda table. Chunk fields round-trip exactly (`metadata` and `position` as
  * JSON text); `filter_terms`, `filter_numbers` and `filter_strings` are derived for filtering (see
- * `filter-sql.ts`), `search_text` holds the analysed words for the full-text index, and
+ * `lancedb-filter.ts`), `search_text` holds the analysed words for the full-text index, and
  * `zero_vector` marks vectors without a direction, which cosine search skips.
  */
 export function tableSchema(dimensions: number, description: TableDescription): Arrow.Schema {
