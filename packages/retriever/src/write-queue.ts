@@ -1,18 +1,5 @@
-/**
- * Runs writes one at a time, in call order. A retriever's `index`, `add` and `remove` are async
- * (analysis and embedding yield to the event loop), so without a queue a later `add` could land
- * before an earlier `index` and be wiped by it. A failed write does not block the ones after it.
- */
-export class WriteQueue {
-  private tail: Promise<unknown> = Promise.resolve();
-
-  /** Runs `operation` after every previously queued one has settled; resolves with its result. */
-  run<T>(operation: () => T | Promise<T>): Promise<T> {
-    const result = this.tail.then(operation, operation);
-    this.tail = result.catch(() => undefined);
-    return result;
-  }
-}
+// The write queue lives once in @zerda/types (vector stores serialise their writes with it too).
+export { WriteQueue } from '@zerda/types';
 
 /** Lets other tasks run (timers, I/O, other requests) during a long CPU-bound loop. */
 export function yieldToEventLoop(): Promise<void> {

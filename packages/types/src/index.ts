@@ -17,3 +17,4 @@ export * from './statistics.js';
 export * from './little-endian.js';
 export * from './snapshot.js';
 export * from './chunk-table.js';
+export * from './write-queue.js';

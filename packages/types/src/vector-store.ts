@@ -6,6 +6,14 @@ import type { SnapshotReader, SnapshotWriter } from './snapshot.js';
 /** Distance a store indexes with. Scores returned are always similarities (see {@link similarityFromDistance}). */
 export type VectorMetric = 'cosine' | 'ip' | 'l2';
 
+/** Every {@link VectorMetric}, in one list: the one option parsers and snapshot readers check against. */
+export const VECTOR_METRICS: readonly VectorMetric[] = Object.freeze(['cosine', 'ip', 'l2'] as const);
+
+/** True when `value` is one of {@link VECTOR_METRICS}. */
+export function isVectorMetric(value: unknown): value is VectorMetric {
+  return VECTOR_METRICS.includes(value as VectorMetric);
+}
+
 /** Optional abilities a store declares; callers and the conformance suite branch on these. */
 export interface VectorStoreCapabilities {
   /** `save`/`load` (or a database) keep the data across restarts. */
