@@ -19,7 +19,7 @@ export { QueryAnalyzer, ChunkFilter, ContextGuard, charCounter, wordCounter } fr
 export { truncateAtWordBoundary } from '@zerda/text';
 export { cosineSimilarity } from '@zerda/types';
 
-export { ContextEngine, tupleToScored } from './engine.js';
+export { ContextEngine } from './engine.js';
 export { ContextManager, asLegacyCompressionComposer } from './manager.js';
 export type { ContextManagerOptions } from './manager.js';
 export type { ContextEngineOptions, IndexDocumentsOptions, IndexOptions, OpenOptions, RunMultiOptions, RunOptions } from './options.js';

@@ -291,14 +291,7 @@ export const indexOptionsSchema = z
   })
   .optional();
 
-/** Options of the legacy `build()`. */
-export interface BuildOptions {
-  /** At most this many chunks (default: the analysis' suggestion). */
-  maxChunks?: number;
-  /** Budget in the counter's unit (default: the analysis' suggestion, capped by `composer.maxContextLength`). */
-  maxLength?: number;
-}
-
+/** Options of the legacy `build()` (`BuildOptions` of `@zerda/legacy-compat`). */
 export const buildOptionsSchema = z
   .strictObject({
     maxChunks: positiveInt.optional(),
@@ -306,14 +299,7 @@ export const buildOptionsSchema = z
   })
   .optional();
 
-/** Options of the legacy `buildMultiQueryContext()`. */
-export interface BuildMultiQueryOptions {
-  /** Budget shared by all queries (default `composer.maxContextLength`). */
-  globalBudget?: number;
-  /** Complexity-weighted allocation (default) or equal shares. */
-  useWeighted?: boolean;
-}
-
+/** Options of the legacy `buildMultiQueryContext()` (`BuildMultiQueryOptions` of `@zerda/legacy-compat`). */
 export const buildMultiQueryOptionsSchema = z
   .strictObject({
     globalBudget: z.number().int().nonnegative().optional(),

@@ -9,6 +9,7 @@ import {
   ZerdaError,
   type ContextEngineConfig,
   type ContextEngineConfigInput,
+  type Retriever,
   type SnapshotReader,
   type SnapshotWriter,
   type SourceQualityMap,
@@ -234,4 +235,34 @@ export function checkVectorSource(record: BuiltRetrieverRecord, options: OpenOpt
 /** Thrown when a snapshot's history cannot be restored because conversation history is disabled. */
 export function historyDisabled(): ZerdaError {
   return createError('ZERDA_INVALID_CONFIG', { field: 'config.multiTurn.enabled', expected: 'true to restore the conversation history the snapshot holds', received: 'false' });
+}
+
+/** `@zerda/persistence` (loaded on first use) and the header every engine snapshot carries. */
+async function snapshotProtocol() {
+  const persistence = await import('@zerda/persistence');
+  const version = await persistence.packageVersion(new URL('../package.json', import.meta.url));
+  return { persistence, header: { format: ENGINE_SNAPSHOT_FORMAT, formatVersion: ENGINE_SNAPSHOT_VERSION, producer: `@zerda/context ${version}`, zerdaVersion: version } };
+}
+
+/**
+ * Writes a new generation of the snapshot in `target`: the engine's `record`, then the files of
+ * `retriever` (when it writes snapshots) under `retriever/`. See `ContextEngine.save`.
+ */
+export async function writeEngineSnapshot(target: string, record: EngineRecord, retriever: Retriever | undefined): Promise<SavedSnapshot> {
+  const { persistence, header } = await snapshotProtocol();
+  const written = await persistence.writeSnapshotDirectory(target, header, async (writer) => {
+    await writeEngineRecord(writer, record);
+    if (retriever && typeof retriever.writeSnapshot === 'function') await retriever.writeSnapshot(writer.scope('retriever'));
+    return { chunks: record.corpusSize, corpusGeneration: record.corpusGeneration, retriever: record.retriever.kind };
+  });
+  return { directory: target, generation: written.generation, bytes: written.bytes, files: written.manifest.files.length + 1, chunks: record.corpusSize, corpusGeneration: record.corpusGeneration };
+}
+
+/**
+ * Opens the snapshot in `source` (every file verified unless `options.verify` is false) and hands
+ * its record and a reader of its files to `restore`, which returns the engine. See `ContextEngine.open`.
+ */
+export async function readEngineSnapshot<E>(source: string, options: OpenOptions, restore: (record: EngineRecord, reader: SnapshotReader) => Promise<E>): Promise<E> {
+  const { persistence, header } = await snapshotProtocol();
+  return persistence.readSnapshotDirectory(source, header, async (reader) => restore(await readEngineRecord(reader), reader), { verify: options.verify ?? true });
 }

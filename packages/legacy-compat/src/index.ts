@@ -11,3 +11,5 @@ export { HashDeduplication } from './hash-deduplication.js';
 export { ScoreRanking } from './score-ranking.js';
 export { GreedyCompression } from './greedy-compression.js';
 export { asChunkFilter, asChunkRanker } from './strategy-adapters.js';
+export { tupleToScored, buildFromTuples, buildMultiQueryFromTuples } from './tuple-build.js';
+export type { BuildOptions, BuildMultiQueryOptions, TupleBuildStages, TupleBuildEngine } from './tuple-build.js';
