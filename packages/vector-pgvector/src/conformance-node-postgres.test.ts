@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { testVectorStore } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { nodePostgresPool, startSocketDatabase, uniqueCollection, type SocketDatabase } from './__fixtures__/databases.js';
-import { PgVectorStore } from './pgvector-store.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 import { sqlClientKind } from './sql-client.js';
 
 // The `pg` client over TCP to PGlite served on 127.0.0.1 (ephemeral port): the code path of a real

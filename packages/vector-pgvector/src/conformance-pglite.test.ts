@@ -2,7 +2,7 @@ import type { PGlite } from '@electric-sql/pglite';
 import { testVectorStore } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startPGlite, temporaryDirectory, uniqueCollection } from './__fixtures__/databases.js';
-import { PgVectorStore } from './pgvector-store.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 
 // One PGlite for the whole file (start-up takes seconds); every test gets its own collection.
 // The data directory makes the stores persistent, so the suite's reopen round-trip runs: it

@@ -1,5 +1,6 @@
 import { createError, invalidArgument } from '@zerda/types';
-import { PgVectorStore, type PgVectorStoreOptions } from './pgvector-store.js';
+import type { PgVectorStoreOptions } from './pgvector-options.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 
 /** Options of {@link createPGliteStore}: the store's options (without `connection`) plus where PGlite keeps its data. */
 export interface CreatePGliteStoreOptions extends Omit<PgVectorStoreOptions, 'connection' | 'closeConnection'> {

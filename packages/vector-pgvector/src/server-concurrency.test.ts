@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueCollection } from './__fixtures__/databases.js';
 import { auditKeywordIndex } from './__fixtures__/keyword-index-audit.js';
 import { SERVER_SKIP_REASON, SERVER_URL, serverPool } from './__fixtures__/server.js';
-import { PgVectorStore } from './pgvector-store.js';
-import { keywordIndexNames } from './schema.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
+import { keywordIndexNames } from './pgvector-schema.js';
 import { toSqlClient } from './sql-client.js';
 
 // 32 clients on one PostgreSQL server for a bounded time, each its own PgVectorStore (as 32

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditKeywordIndex } from './__fixtures__/keyword-index-audit.js';
 import { ownServerSkipReason, serverPool, startOwnServer } from './__fixtures__/server.js';
 import type { PostgresServer } from '../../../scripts/postgres-fixture.mjs';
-import { PgVectorStore } from './pgvector-store.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 import { toSqlClient } from './sql-client.js';
 
 // The transaction promise under a crash: a private server (this test starts it, so it may kill it)

@@ -4,7 +4,7 @@ import type { DocumentChunk } from '@zerda/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueCollection } from './__fixtures__/databases.js';
 import { SERVER_SKIP_REASON, SERVER_URL, serverPool } from './__fixtures__/server.js';
-import { PgVectorStore } from './pgvector-store.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 
 // Many application instances, one database: two ContextEngines in two Node processes share one
 // table (vectors and the BM25 keyword index in PostgreSQL, keywordSearch: 'store'). Each writes its

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { uniqueCollection } from './__fixtures__/databases.js';
 import { SERVER_SKIP_REASON, SERVER_URL, serverClient, serverPool } from './__fixtures__/server.js';
 import { describeStoreSuite } from './__fixtures__/store-suite.js';
-import { PgVectorStore } from './pgvector-store.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 import { sqlClientKind } from './sql-client.js';
 
 // Everything that runs on PGlite, against a real PostgreSQL server (ZERDA_PG_URL: the private

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPGlite, uniqueCollection } from './__fixtures__/databases.js';
 import { SERVER_URL, serverPool } from './__fixtures__/server.js';
 import { expectSameRanking } from './__fixtures__/store-suite.js';
-import { PgVectorStore } from './pgvector-store.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 import type { SqlConnection } from './sql-client.js';
 
 // BM25 inside PostgreSQL on real data, through StoreTextRetriever (what ContextEngine uses with

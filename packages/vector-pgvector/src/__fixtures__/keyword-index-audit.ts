@@ -1,6 +1,6 @@
 import { analyseChunk, analyzerFor } from '../keyword-index.js';
-import type { PgVectorStore } from '../pgvector-store.js';
-import { keywordIndexNames } from '../schema.js';
+import type { PgVectorStore } from '../pgvector-vector-store.js';
+import { keywordIndexNames } from '../pgvector-schema.js';
 import type { SqlClient } from '../sql-client.js';
 
 interface Posting {

@@ -111,6 +111,22 @@ export function keywordIndexNames(table: string): { postings: string; statistics
   return { postings: derivedName(table, 'terms'), statistics: derivedName(table, 'term_stats'), sync: derivedName(table, 'terms_sync') };
 }
 
+/** The quoted names of a collection's keyword-index tables, and the postings table's `schema.name` (for `to_regclass`). */
+export interface KeywordTables {
+  postings: string;
+  statistics: string;
+  postingsName: string;
+}
+
+export function keywordTables(schema: string, table: string): KeywordTables {
+  const names = keywordIndexNames(table);
+  return {
+    postings: qualifiedName({ schema, table: names.postings }),
+    statistics: qualifiedName({ schema, table: names.statistics }),
+    postingsName: `${schema}.${names.postings}`,
+  };
+}
+
 /**
  * The BM25 keyword index (layout version 2), idempotently:
  * - `text_length`/`title_length` on each chunk row: how many analysed terms its text and title

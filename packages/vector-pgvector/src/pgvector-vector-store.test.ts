@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPGlite, temporaryDirectory, uniqueCollection } from './__fixtures__/databases.js';
 import { chunk, describeStoreSuite } from './__fixtures__/store-suite.js';
 import { createNodePostgresStore, createPGliteStore } from './create-store.js';
-import { PgVectorStore } from './pgvector-store.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 import { toSqlClient, type SqlClient } from './sql-client.js';
 
 // The store's own tests on PGlite (PostgreSQL in WebAssembly, in process); server.test.ts runs the

@@ -4,8 +4,8 @@ import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, 
 import { deepFilters, expectZerdaError, filterArbitraries } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPGlite, uniqueCollection } from './__fixtures__/databases.js';
-import { compileFilter } from './filter-sql.js';
-import { PgVectorStore } from './pgvector-store.js';
+import { compileFilter } from './pgvector-filter.js';
+import { PgVectorStore } from './pgvector-vector-store.js';
 
 const COLUMNS = { metadata: 'metadata', docId: 'doc_id', source: 'source' };
 
