@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   resolve: {
     // The tests run the source: `#store-file` (package.json `imports`) points at dist/ for users.
-    alias: { '#store-file': fileURLToPath(new URL('./src/store-file.ts', import.meta.url)) },
+    alias: { '#store-file': fileURLToPath(new URL('./src/memory-file.ts', import.meta.url)) },
   },
 });

@@ -17,15 +17,17 @@ export function validateChunks(chunks: unknown): DocumentChunk[] {
 
 /**
  * Gives every chunk without an embedding one: from `embedder` (one batched call, `kind:
- * 'document'`), or — without an embedder — a ZERDA_INVALID_EMBEDDING naming the first such chunk.
+ * 'document'`), or — without an embedder — a ZERDA_INVALID_EMBEDDING naming the first such chunk
+ * (saying the store has no embedder when it `takesEmbedder` as an option, else that it embeds nothing).
  * An embedder that fails or answers with the wrong number of vectors is a ZERDA_BACKEND_ERROR.
  */
-export async function embedMissing(chunks: DocumentChunk[], embedder: Embedder | EmbedFunction | undefined): Promise<void> {
+export async function embedMissing(chunks: DocumentChunk[], embedder: Embedder | EmbedFunction | undefined, takesEmbedder = false): Promise<void> {
   const missing: number[] = [];
   for (let i = 0; i < chunks.length; i++) if (chunks[i]!.embedding === undefined) missing.push(i);
   if (missing.length === 0) return;
   if (!embedder) {
-    throw createError('ZERDA_INVALID_EMBEDDING', { field: `chunks[${missing[0]}].embedding`, expected: 'an embedding (this store does not embed text)', received: 'undefined' });
+    const why = takesEmbedder ? 'this store has no embedder to compute one' : 'this store does not embed text';
+    throw createError('ZERDA_INVALID_EMBEDDING', { field: `chunks[${missing[0]}].embedding`, expected: `an embedding (${why})`, received: 'undefined' });
   }
   const texts = missing.map((i) => chunks[i]!.text);
   let embeddings: Embedding[];

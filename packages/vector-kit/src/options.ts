@@ -33,9 +33,15 @@ export function metricOption(value: unknown, field = 'options.metric', note = ''
 /** Largest vector dimension a store accepts unless it says otherwise. */
 export const MAX_DIMENSIONS = 65_536;
 
-/** A dimension option: `undefined` stays undefined (the first vector decides); otherwise an integer from 1 to `maximum`. */
+/**
+ * A dimension option: `undefined` stays undefined (the first vector decides); otherwise an integer
+ * from 1 to `maximum` (`Infinity`: any positive integer, for a store with no backend limit).
+ */
 export function dimensionsOption(value: unknown, field = 'options.dimensions', maximum = MAX_DIMENSIONS): number | undefined {
-  return value === undefined ? undefined : checkInteger(value, field, 1, maximum);
+  if (value === undefined) return undefined;
+  if (maximum !== Infinity) return checkInteger(value, field, 1, maximum);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalidArgument(field, 'a positive integer', value);
+  return value;
 }
 
 /** The first over-fetch factor of a store that checks part of a filter after the query (default 4, at most 1,000). */

@@ -43,7 +43,11 @@ export interface VectorStoreSettings {
   batchSize?: number;
   /** Text the backend cannot store (see {@link StorablePolicy}); default: any string. */
   storable?: StorablePolicy;
-  /** Embeds chunks that arrive without an embedding (then `capabilities.embeds` is true). */
+  /**
+   * Embeds chunks that arrive without an embedding (then `capabilities.embeds` is true). A store
+   * that takes an embedder option passes this key even when it is undefined, so that a chunk
+   * without an embedding is reported as "this store has no embedder to compute one".
+   */
   embedder?: Embedder | EmbedFunction | undefined;
   /** Search option keys besides `k` and `filter` (checked by `checkSearchOptions`). */
   searchOptions?: readonly string[];
@@ -252,7 +256,7 @@ export abstract class VectorStoreBase<F = MetadataFilter, R = VectorRecord> impl
     return this.writes.run(async () => {
       const validated = validateChunks(chunks);
       if (validated.length === 0) return;
-      await embedMissing(validated, this.settings.embedder);
+      await embedMissing(validated, this.settings.embedder, 'embedder' in this.settings);
       // An existing table fixes the dimension: learn it before judging the vectors.
       if (this.dimensionsValue === undefined) await this.prepare();
       const { vectors, dimensions } = validateVectors(validated, this.dimensionsValue);

@@ -1,161 +1,26 @@
 import {
-  validateSearchOptions,
   createError,
-  describeValue,
   invalidArgument,
   matchesFilter,
   parseMetadataFilter,
-  similarityFromDistance,
   toDocumentChunk,
-  toDocumentChunks,
-  validateEmbedding,
-  type DocumentChunk,
-  type EmbedFunction,
-  type JsonValue,
   TopK,
-  type Metadata,
-  type Embedder,
-  type SnapshotReader,
-  type SnapshotWriter,
+  type DocumentChunk,
   type Embedding,
   type MetadataFilter,
+  type SnapshotReader,
+  type SnapshotWriter,
   type VectorMetric,
   type VectorSearchHit,
   type VectorSearchOptions,
-  type VectorStore,
-  type VectorStoreCapabilities,
 } from '@zerda/types';
+import { VectorStoreBase, dimensionsOption, metricOption, pathOption, validateVectors, type QueryHit, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
 import { VectorPages } from './vector-pages.js';
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, readStoreBody, readStoreHeader, writeStoreSnapshot } from './store-snapshot.js';
+import { readStoreBody, readStoreHeader, writeStoreSnapshot } from './memory-snapshot.js';
+import { checkIdsOption, fileFormat, parseMemoryOptions, storeFile, type MemorySearchOptions, type MemoryVectorStoreJSON, type MemoryVectorStoreOptions } from './memory-options.js';
+import { copyMetadata, dotAt, inverseNorm, squaredDistanceAt } from './memory-scoring.js';
 
-/** Options of {@link MemoryVectorStore}. Every field is optional. */
-export interface MemoryVectorStoreOptions {
-  /** How vectors are compared. Scores are always similarities (see `VectorSearchHit.score`). Default `cosine`. */
-  metric?: VectorMetric;
-  /** Fixes the dimension up front; otherwise the first added vector sets it. */
-  dimensions?: number;
-  /** Embeds chunks that arrive without an `embedding` (batched, `kind: 'document'`). */
-  embedder?: Embedder | EmbedFunction;
-  /** Default file for `save()` without an argument. */
-  path?: string;
-}
-
-/** Search options of {@link MemoryVectorStore.search}: the v1 options plus an optional id restriction. */
-export interface MemorySearchOptions extends VectorSearchOptions {
-  /** Only these chunks are candidates (unknown ids are ignored); the filter still applies. */
-  ids?: readonly string[] | ReadonlySet<string>;
-}
-
-/** The JSON form produced by {@link MemoryVectorStore.toJSON} and read by {@link MemoryVectorStore.fromJSON}. */
-export interface MemoryVectorStoreJSON {
-  format: 'zerda-vector-memory';
-  formatVersion: 1;
-  metric: VectorMetric;
-  dimensions: number | null;
-  chunks: Array<Omit<DocumentChunk, 'embedding'> & { embedding: number[] }>;
-}
-
-const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
-const OPTION_KEYS = new Set(['metric', 'dimensions', 'embedder', 'path']);
-
-/** The single-file snapshot format of `save`/`load` (the package version is read once, lazily). */
-let cachedFormat: Promise<import('@zerda/persistence').SnapshotFormat> | undefined;
-function fileFormat(): Promise<import('@zerda/persistence').SnapshotFormat> {
-  cachedFormat ??= import('@zerda/persistence').then(async ({ packageVersion }) => {
-    const version = await packageVersion(new URL('../package.json', import.meta.url));
-    return { format: SNAPSHOT_FORMAT, formatVersion: SNAPSHOT_VERSION, producer: `@zerda/vector-memory ${version}`, zerdaVersion: version, errorCode: 'ZERDA_STORE_CORRUPT' as const };
-  });
-  return cachedFormat;
-}
-
-function checkDimensions(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalidArgument(field, 'a positive integer', value);
-  return value;
-}
-
-function checkMetric(value: unknown, field: string): VectorMetric {
-  if (!METRICS.includes(value as VectorMetric)) throw invalidArgument(field, `one of ${METRICS.map((m) => `"${m}"`).join(', ')}`, value);
-  return value as VectorMetric;
-}
-
-function checkPath(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0) throw invalidArgument(field, 'a non-empty file path', value);
-  return value;
-}
-
-function ignore(): void {}
-
-/** Deep copy of JSON-safe metadata; several times faster than `structuredClone` for small records. */
-function copyJson(value: JsonValue): JsonValue {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(copyJson);
-  const out: Record<string, JsonValue> = {};
-  for (const key in value) out[key] = copyJson(value[key]!);
-  return out;
-}
-
-function copyMetadata(metadata: Metadata): Metadata {
-  return copyJson(metadata) as Metadata;
-}
-
-/** Dot product of `query` with the row starting at `base` in `data`. */
-function dotAt(query: Float32Array, data: Float32Array, base: number, dimensions: number): number {
-  // Four independent accumulators let the CPU overlap the multiply-adds.
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let d = 0;
-  for (const end = dimensions - 3; d < end; d += 4) {
-    s0 += query[d]! * data[base + d]!;
-    s1 += query[d + 1]! * data[base + d + 1]!;
-    s2 += query[d + 2]! * data[base + d + 2]!;
-    s3 += query[d + 3]! * data[base + d + 3]!;
-  }
-  for (; d < dimensions; d++) s0 += query[d]! * data[base + d]!;
-  return s0 + s1 + s2 + s3;
-}
-
-/** Squared euclidean distance between `query` and the row starting at `base` in `data`. */
-function squaredDistanceAt(query: Float32Array, data: Float32Array, base: number, dimensions: number): number {
-  let s0 = 0;
-  let s1 = 0;
-  let s2 = 0;
-  let s3 = 0;
-  let d = 0;
-  for (const end = dimensions - 3; d < end; d += 4) {
-    const e0 = query[d]! - data[base + d]!;
-    const e1 = query[d + 1]! - data[base + d + 1]!;
-    const e2 = query[d + 2]! - data[base + d + 2]!;
-    const e3 = query[d + 3]! - data[base + d + 3]!;
-    s0 += e0 * e0;
-    s1 += e1 * e1;
-    s2 += e2 * e2;
-    s3 += e3 * e3;
-  }
-  for (; d < dimensions; d++) {
-    const e = query[d]! - data[base + d]!;
-    s0 += e * e;
-  }
-  return s0 + s1 + s2 + s3;
-}
-
-/** Sum of squares of a vector, in double precision. */
-function squaredNorm(vector: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) sum += vector[i]! * vector[i]!;
-  return sum;
-}
-
-/**
- * The file format module, loaded on the first `save`/`load` so that importing the store loads no
- * Node built-in. `#store-file` is a conditional import (package.json `imports`): Node.js, Bun and
- * Deno get the `node:fs` implementation; browsers and workers get one that fails with
- * `ZERDA_UNSUPPORTED` (use `toJSON()`/`fromJSON()` there), so bundlers never see `node:fs`.
- */
-function storeFile(): Promise<typeof import('#store-file')> {
-  return import('#store-file');
-}
+export type { MemorySearchOptions, MemoryVectorStoreJSON, MemoryVectorStoreOptions } from './memory-options.js';
 
 /**
  * Exact (brute-force) vector search held entirely in memory, in pure TypeScript. Vectors live in
@@ -168,47 +33,33 @@ function storeFile(): Promise<typeof import('#store-file')> {
  *   batch leaves the store untouched. Re-adding an id replaces the stored chunk.
  * - `search` returns at most `k` hits, best first, each matching the filter; scores are cosine
  *   similarity in [-1, 1], the raw inner product, or `1 / (1 + euclidean distance)`.
- * - Writes happen in one synchronous step, so concurrent `add`/`delete` calls never interleave.
+ * - Writes (and `save`/`writeSnapshot`) run one at a time in call order (the kit's write queue);
+ *   each write applies in one synchronous step, so searches never see half of one.
  *
  * Cosine keeps the original vectors plus one inverse norm per row (rather than normalized rows), so
  * `get` and search hits return exactly the embedding that was added; a zero vector scores 0.
  */
-export class MemoryVectorStore implements VectorStore {
-  readonly specificationVersion = 'v1' as const;
-  readonly name = 'memory';
-  readonly metric: VectorMetric;
-  readonly capabilities: VectorStoreCapabilities;
-
-  private dimensionsValue: number | undefined;
-  private readonly embedder: Embedder | EmbedFunction | undefined;
+export class MemoryVectorStore extends VectorStoreBase {
   private readonly path: string | undefined;
   private vectors: VectorPages | undefined;
   /** `1 / |row|` for cosine (0 for a zero vector); unused for other metrics. */
   private inverseNorms = new Float32Array(0);
   private chunks: DocumentChunk[] = [];
   private readonly rowById = new Map<string, number>();
-  /** The `save` in progress: writes wait for it, so the file is a consistent snapshot without copying the vectors. */
-  private saving: Promise<void> | undefined;
 
   constructor(options: MemoryVectorStoreOptions = {}) {
-    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
-    for (const key of Object.keys(options)) {
-      if (!OPTION_KEYS.has(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${[...OPTION_KEYS].join(', ')})`, `unknown key "${key}"`);
-    }
-    this.metric = options.metric === undefined ? 'cosine' : checkMetric(options.metric, 'options.metric');
-    this.dimensionsValue = options.dimensions === undefined ? undefined : checkDimensions(options.dimensions, 'options.dimensions');
-    const embedder = options.embedder;
-    if (embedder !== undefined && typeof embedder !== 'function' && !(embedder !== null && typeof embedder === 'object' && typeof (embedder as Embedder).embed === 'function')) {
-      throw invalidArgument('options.embedder', 'an Embedder (an object with embed(texts)) or a function (texts) => embeddings', embedder);
-    }
-    this.embedder = embedder;
-    this.path = options.path === undefined ? undefined : checkPath(options.path, 'options.path');
-    this.capabilities = Object.freeze({ persistence: true, nativeFilter: true, textSearch: false, embeds: embedder !== undefined, snapshot: true });
-  }
-
-  /** The vector dimension: from the options, or set by the first added vector. */
-  get dimensions(): number | undefined {
-    return this.dimensionsValue;
+    const parsed = parseMemoryOptions(options);
+    super({
+      name: 'memory',
+      metric: parsed.metric,
+      dimensions: parsed.dimensions,
+      capabilities: { persistence: true, nativeFilter: true, textSearch: false, snapshot: true },
+      // Scores are computed here: cosine and inner product as similarities, l2 as the squared distance.
+      distance: 'similarity',
+      embedder: parsed.embedder,
+      searchOptions: ['ids'],
+    });
+    this.path = parsed.path;
   }
 
   /** Rough memory held by the store: allocated vector pages and norms (chunk objects are not counted). */
@@ -216,77 +67,22 @@ export class MemoryVectorStore implements VectorStore {
     return (this.vectors?.allocatedBytes ?? 0) + this.inverseNorms.byteLength;
   }
 
-  /**
-   * Adds or replaces chunks. Chunks without an embedding are embedded with the configured embedder
-   * (or rejected when there is none). Validation of the whole batch happens first; the write is
-   * all-or-nothing.
-   */
-  async add(chunks: DocumentChunk[]): Promise<void> {
-    // Embeddings first, so a NaN is reported as ZERDA_INVALID_EMBEDDING whatever array type carries it.
-    if (Array.isArray(chunks)) {
-      chunks.forEach((input, i) => {
-        const embedding = (input as Partial<DocumentChunk> | null)?.embedding;
-        if (embedding !== undefined) validateEmbedding(embedding, `chunks[${i}].embedding`);
-      });
-    }
-    const validated = toDocumentChunks(chunks, 'chunks');
-    if (validated.length === 0) return;
-    await this.embedMissing(validated);
-    // Checked and followed by the write in the same synchronous step (no await in between).
-    while (this.saving) await this.saving.catch(ignore);
-    // From here on everything is synchronous: validation and write cannot interleave with other calls.
-    this.writeValidated(validated);
+  protected async doUpsert(records: VectorRecord[]): Promise<void> {
+    this.writeRows(
+      records.map((record) => record.chunk),
+      records.map((record) => record.vector),
+    );
   }
 
-  private async embedMissing(chunks: DocumentChunk[]): Promise<void> {
-    const missing: number[] = [];
-    for (let i = 0; i < chunks.length; i++) if (chunks[i]!.embedding === undefined) missing.push(i);
-    if (missing.length === 0) return;
-    const embedder = this.embedder;
-    if (!embedder) {
-      const first = missing[0]!;
-      throw createError('ZERDA_INVALID_EMBEDDING', {
-        field: `chunks[${first}].embedding`,
-        expected: 'an embedding (this store has no embedder to compute one)',
-        received: 'undefined',
-      });
-    }
-    const texts = missing.map((i) => chunks[i]!.text);
-    let embeddings: Embedding[];
-    try {
-      embeddings = typeof embedder === 'function' ? await embedder(texts) : await embedder.embed(texts, { kind: 'document' });
-    } catch (error) {
-      throw createError('ZERDA_BACKEND_ERROR', { component: 'embedder', operation: 'embed', reason: error instanceof Error ? error.message : String(error) }, error);
-    }
-    if (!Array.isArray(embeddings) || embeddings.length !== texts.length) {
-      throw createError('ZERDA_BACKEND_ERROR', {
-        component: 'embedder',
-        operation: 'embed',
-        reason: `expected ${texts.length} embeddings, got ${describeValue(embeddings)}`,
-      });
-    }
-    for (let j = 0; j < missing.length; j++) chunks[missing[j]!]!.embedding = embeddings[j]!;
-  }
-
-  private writeValidated(chunks: DocumentChunk[]): void {
-    let dimensions = this.dimensionsValue;
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < chunks.length; i++) {
-      const vector = validateEmbedding(chunks[i]!.embedding, `chunks[${i}].embedding`, dimensions);
-      dimensions ??= vector.length;
-      vectors.push(vector);
-    }
-    // Nothing was written so far; now the batch is known good.
-    if (this.dimensionsValue === undefined) this.dimensionsValue = dimensions;
-    const pages = (this.vectors ??= new VectorPages(dimensions!));
+  /** Writes validated chunks and their vectors (of the store's dimension) in one synchronous step. */
+  private writeRows(chunks: DocumentChunk[], vectors: Float32Array[]): void {
+    const pages = (this.vectors ??= new VectorPages(vectors[0]!.length));
     let newRows = 0;
     for (const chunk of chunks) if (!this.rowById.has(chunk.id)) newRows++;
-    const needed = this.chunks.length + newRows;
-    pages.ensureCapacity(needed);
+    pages.ensureCapacity(this.chunks.length + newRows);
     this.ensureNormCapacity(pages.capacity);
     for (let i = 0; i < chunks.length; i++) {
       const chunk = chunks[i]!;
-      const vector = vectors[i]!;
       delete chunk.embedding;
       let row = this.rowById.get(chunk.id);
       if (row === undefined) {
@@ -296,11 +92,8 @@ export class MemoryVectorStore implements VectorStore {
       } else {
         this.chunks[row] = chunk;
       }
-      pages.write(row, vector);
-      if (this.metric === 'cosine') {
-        const norm = Math.sqrt(squaredNorm(vector));
-        this.inverseNorms[row] = norm > 0 ? 1 / norm : 0;
-      }
+      pages.write(row, vectors[i]!);
+      if (this.metric === 'cosine') this.inverseNorms[row] = inverseNorm(vectors[i]!);
     }
   }
 
@@ -317,67 +110,54 @@ export class MemoryVectorStore implements VectorStore {
    * `options.ids` (an array or Set of chunk ids) restricts the search to those chunks — scoring
    * only them, which is how a caller that already knows its candidates avoids a full scan.
    */
-  async search(vector: Embedding, options: MemorySearchOptions): Promise<VectorSearchHit[]> {
-    const { k, filter } = validateSearchOptions(options, ['ids']);
-    const query = validateEmbedding(vector, 'vector', this.dimensionsValue);
-    let restrictTo: number[] | undefined;
-    if (options.ids !== undefined) {
-      const ids = options.ids;
-      if (!(Array.isArray(ids) || ids instanceof Set) || [...ids].some((id) => typeof id !== 'string')) {
-        throw invalidArgument('options.ids', 'an array or Set of chunk ids', ids);
-      }
-      restrictTo = [];
-      const seen = new Set<number>();
-      for (const id of ids as Iterable<string>) {
-        const row = this.rowById.get(id);
-        if (row !== undefined && !seen.has(row)) {
-          seen.add(row);
-          restrictTo.push(row);
-        }
-      }
-    }
-    if (k === 0 || this.chunks.length === 0 || !this.vectors || restrictTo?.length === 0) return [];
-    return this.scan(query, k, filter, restrictTo);
+  override search(vector: Embedding, options: MemorySearchOptions): Promise<VectorSearchHit[]> {
+    return super.search(vector, options);
   }
 
-  private scan(query: Float32Array, k: number, filter: MetadataFilter | undefined, restrictTo: number[] | undefined): VectorSearchHit[] {
+  protected override checkSearchOptions(options: VectorSearchOptions): void {
+    checkIdsOption((options as MemorySearchOptions).ids);
+  }
+
+  protected async doQuery({ vector, limit, filter, options }: VectorQuery<MetadataFilter>): Promise<QueryHit[]> {
+    const ids = (options as MemorySearchOptions).ids;
+    let restrictTo: number[] | undefined;
+    if (ids !== undefined) {
+      const rows = new Set<number>();
+      for (const id of ids as Iterable<string>) {
+        const row = this.rowById.get(id);
+        if (row !== undefined) rows.add(row);
+      }
+      restrictTo = [...rows];
+    }
+    if (this.chunks.length === 0 || !this.vectors || restrictTo?.length === 0) return [];
+    return this.scan(vector, limit, filter, restrictTo);
+  }
+
+  private scan(query: Float32Array, k: number, filter: MetadataFilter | undefined, restrictTo: number[] | undefined): QueryHit[] {
     const pages = this.vectors!;
     const dimensions = pages.dimensions;
     const chunks = this.chunks;
-    const metric = this.metric;
-    let queryScale = 1;
-    if (metric === 'cosine') {
-      const norm = Math.sqrt(squaredNorm(query));
-      queryScale = norm > 0 ? 1 / norm : 0;
-    }
+    const queryScale = this.metric === 'cosine' ? inverseNorm(query) : 1;
     const norms = this.inverseNorms;
-    const candidates = restrictTo?.length ?? chunks.length;
     // Ties are broken by id so that results do not depend on the (delete-dependent) row order.
-    const heap = new TopK(Math.min(k, candidates), (a, b) => chunks[a]!.id < chunks[b]!.id);
-    // rank: higher is better; l2 ranks by negative squared distance and is converted once at the end.
-    const l2 = metric === 'l2';
-    const cosine = metric === 'cosine';
+    const heap = new TopK(Math.min(k, restrictTo?.length ?? chunks.length), (a, b) => chunks[a]!.id < chunks[b]!.id);
+    // rank: higher is better; l2 ranks by negative squared distance.
+    const l2 = this.metric === 'l2';
+    const cosine = this.metric === 'cosine';
+    const score = (data: Float32Array, base: number, row: number): void => {
+      if (filter && !matchesFilter(chunks[row]!, filter)) return;
+      if (l2) heap.push(-squaredDistanceAt(query, data, base, dimensions), row);
+      else heap.push(cosine ? dotAt(query, data, base, dimensions) * queryScale * norms[row]! : dotAt(query, data, base, dimensions), row);
+    };
     if (restrictTo) {
-      for (const row of restrictTo) {
-        if (filter && !matchesFilter(chunks[row]!, filter)) continue;
-        const data = pages.page(row);
-        const base = pages.offset(row);
-        if (l2) heap.push(-squaredDistanceAt(query, data, base, dimensions), row);
-        else heap.push(cosine ? dotAt(query, data, base, dimensions) * queryScale * norms[row]! : dotAt(query, data, base, dimensions), row);
-      }
+      for (const row of restrictTo) score(pages.page(row), pages.offset(row), row);
     } else {
       // Full scan page by page: contiguous rows, no per-row page lookup.
       for (const segment of pages.segments(chunks.length)) {
-        const data = segment.data;
-        for (let local = 0, base = 0; local < segment.rows; local++, base += dimensions) {
-          const row = segment.firstRow + local;
-          if (filter && !matchesFilter(chunks[row]!, filter)) continue;
-          if (l2) heap.push(-squaredDistanceAt(query, data, base, dimensions), row);
-          else heap.push(cosine ? dotAt(query, data, base, dimensions) * queryScale * norms[row]! : dotAt(query, data, base, dimensions), row);
-        }
+        for (let local = 0, base = 0; local < segment.rows; local++, base += dimensions) score(segment.data, base, segment.firstRow + local);
       }
     }
-    return heap.sorted().map(({ rank, item }) => ({ chunk: this.materialize(item), score: this.toSimilarity(rank) }));
+    return heap.sorted().map(({ rank, item }) => ({ chunk: this.materialize(item), distance: l2 ? -rank : rank }));
   }
 
   /**
@@ -421,18 +201,6 @@ export class MemoryVectorStore implements VectorStore {
     return out;
   }
 
-  private toSimilarity(rank: number): number {
-    switch (this.metric) {
-      case 'cosine':
-        // float32 rounding can step just outside [-1, 1]; the contract promises the range.
-        return Math.max(-1, Math.min(1, rank));
-      case 'ip':
-        return rank;
-      case 'l2':
-        return similarityFromDistance('l2', -rank, { squared: true });
-    }
-  }
-
   /** A copy of the stored chunk with its embedding, so callers cannot mutate the store. */
   private materialize(row: number): DocumentChunk {
     const stored = this.chunks[row]!;
@@ -441,13 +209,16 @@ export class MemoryVectorStore implements VectorStore {
     return copy;
   }
 
-  /** Deletes chunks by id (swap-remove: the last row moves into the hole). Unknown ids are ignored. */
-  async delete(ids: string[]): Promise<void> {
-    if (!Array.isArray(ids)) throw invalidArgument('ids', 'an array of chunk ids', ids);
-    for (let i = 0; i < ids.length; i++) if (typeof ids[i] !== 'string') throw invalidArgument(`ids[${i}]`, 'a string', ids[i]);
-    // Checked and followed by the write in the same synchronous step (no await in between).
-    while (this.saving) await this.saving.catch(ignore);
-    for (const id of ids) this.removeId(id);
+  /** Deletes by id (swap-remove: the last row moves into the hole), or every chunk of the listed documents (one pass). */
+  protected async doDelete(key: 'id' | 'docId', values: string[]): Promise<void> {
+    if (key === 'id') {
+      for (const id of values) this.removeId(id);
+      return;
+    }
+    const wanted = new Set(values);
+    const doomed: string[] = [];
+    for (const chunk of this.chunks) if (wanted.has(chunk.docId)) doomed.push(chunk.id);
+    for (const id of doomed) this.removeId(id);
   }
 
   private removeId(id: string): void {
@@ -465,38 +236,20 @@ export class MemoryVectorStore implements VectorStore {
     this.chunks.pop();
   }
 
-  /** Deletes every chunk whose `docId` is listed (one pass over the store). */
-  async deleteByDocIds(docIds: string[]): Promise<void> {
-    if (!Array.isArray(docIds)) throw invalidArgument('docIds', 'an array of document ids', docIds);
-    for (let i = 0; i < docIds.length; i++) if (typeof docIds[i] !== 'string') throw invalidArgument(`docIds[${i}]`, 'a string', docIds[i]);
-    const wanted = new Set(docIds);
-    if (wanted.size === 0) return;
-    // Checked and followed by the write in the same synchronous step (no await in between).
-    while (this.saving) await this.saving.catch(ignore);
-    const doomed: string[] = [];
-    for (const chunk of this.chunks) if (wanted.has(chunk.docId)) doomed.push(chunk.id);
-    for (const id of doomed) this.removeId(id);
-  }
-
-  async count(): Promise<number> {
+  protected async doCount(): Promise<number> {
     return this.chunks.length;
   }
 
-  /** Fetches chunks (with their embeddings) by id, in the order asked; missing ids are skipped. */
-  async get(ids: string[]): Promise<DocumentChunk[]> {
-    if (!Array.isArray(ids)) throw invalidArgument('ids', 'an array of chunk ids', ids);
-    const out: DocumentChunk[] = [];
-    for (const id of ids) {
-      const row = typeof id === 'string' ? this.rowById.get(id) : undefined;
-      if (row !== undefined) out.push(this.materialize(row));
-    }
-    return out;
+  /** Chunks with their embeddings, as copies. */
+  protected override async doFetch(ids: string[]): Promise<DocumentChunk[]> {
+    return ids.flatMap((id) => {
+      const row = this.rowById.get(id);
+      return row === undefined ? [] : [this.materialize(row)];
+    });
   }
 
   /** Removes every chunk and frees the vector memory. A dimension fixed in the options is kept. */
-  async clear(): Promise<void> {
-    // Checked and followed by the write in the same synchronous step (no await in between).
-    while (this.saving) await this.saving.catch(ignore);
+  protected override async doClear(): Promise<void> {
     this.chunks = [];
     this.rowById.clear();
     this.vectors?.reset();
@@ -519,12 +272,12 @@ export class MemoryVectorStore implements VectorStore {
    * streamed from the live pages). Node only (loaded on first use).
    */
   async save(path?: string): Promise<void> {
-    const target = path === undefined ? this.path : checkPath(path, 'path');
+    const target = path === undefined ? this.path : pathOption(path, 'path');
     if (target === undefined) throw invalidArgument('path', 'a file path (no options.path was configured)', path);
-    // The write lock is taken in this synchronous step: writes issued after `save` wait for it.
-    await this.exclusiveRead(async () => {
+    // Queued as a write: writes issued after `save` wait for it.
+    await this.writes.run(async () => {
       const { writeSnapshotFile } = await import('@zerda/persistence');
-      await writeSnapshotFile(target, await fileFormat(), (writer) => this.writeState(writer));
+      await writeSnapshotFile(target, await fileFormat(), (writer) => this.doWriteSnapshot(writer));
     });
   }
 
@@ -532,28 +285,13 @@ export class MemoryVectorStore implements VectorStore {
    * Writes the whole store into a snapshot (an engine snapshot's `vectors/` folder, or the file of
    * {@link save}): `store.json`, `vectors.f32` and the chunk table. Writes wait until it is done.
    */
-  async writeSnapshot(writer: SnapshotWriter): Promise<void> {
-    await this.exclusiveRead(() => this.writeState(writer));
+  writeSnapshot(writer: SnapshotWriter): Promise<void> {
+    return this.snapshotTo(writer);
   }
 
-  /** Runs `operation` with writes held back (they wait for `saving`), one reader of the live state at a time. */
-  private async exclusiveRead<T>(operation: () => Promise<T>): Promise<T> {
-    // Checked and followed by the assignment in the same synchronous step (no await in between).
-    while (this.saving) await this.saving.catch(ignore);
-    // Synchronous from here to the assignment of `saving`.
-    const running = operation();
-    const saving = running.then(ignore, ignore);
-    this.saving = saving;
-    try {
-      return await running;
-    } finally {
-      if (this.saving === saving) this.saving = undefined;
-    }
-  }
-
-  private writeState(writer: SnapshotWriter): Promise<void> {
+  protected override doWriteSnapshot(writer: SnapshotWriter): Promise<void> {
     const count = this.chunks.length;
-    // Writes wait for `saving`, so these live views stay consistent until the snapshot is complete.
+    // Writes wait in the queue, so these live views stay consistent until the snapshot is complete.
     const segments = this.vectors ? [...this.vectors.segments(count)].map((segment) => segment.data) : [];
     return writeStoreSnapshot(writer, { metric: this.metric, dimensions: this.dimensionsValue ?? null, count }, segments, this.chunks.slice());
   }
@@ -563,8 +301,11 @@ export class MemoryVectorStore implements VectorStore {
    * The snapshot's metric must be this store's, and its dimension the one fixed in the options (if
    * any). Every file is verified before anything is adopted; a failure leaves the store empty.
    */
-  async readSnapshot(reader: SnapshotReader): Promise<void> {
-    if (this.chunks.length > 0) throw createError('ZERDA_UNSUPPORTED', { operation: 'readSnapshot', component: 'a MemoryVectorStore that holds chunks', reason: 'restore into an empty store' });
+  readSnapshot(reader: SnapshotReader): Promise<void> {
+    return this.restoreFrom(reader);
+  }
+
+  protected override async doReadSnapshot(reader: SnapshotReader): Promise<void> {
     const header = await readStoreHeader(reader);
     if (header.metric !== this.metric) {
       throw reader.corrupt('store.json', 'consistency', `the snapshot's store uses metric "${header.metric}", this store "${this.metric}" (create it with { metric: '${header.metric}' })`);
@@ -576,8 +317,6 @@ export class MemoryVectorStore implements VectorStore {
     const pages = dimensions === undefined ? undefined : new VectorPages(dimensions);
     pages?.ensureCapacity(header.count);
     const chunks = await readStoreBody(reader, header, (firstRow, rows) => pages!.writeRows(firstRow, rows), pages?.pageRows ?? 1);
-    while (this.saving) await this.saving.catch(ignore);
-    if (this.chunks.length > 0) throw createError('ZERDA_UNSUPPORTED', { operation: 'readSnapshot', component: 'a MemoryVectorStore that holds chunks', reason: 'chunks were added while the snapshot was read' });
     this.restore(chunks, pages, (reason) => reader.corrupt('vectors.f32', 'consistency', reason));
     if (dimensions !== undefined) this.dimensionsValue = dimensions;
   }
@@ -590,28 +329,26 @@ export class MemoryVectorStore implements VectorStore {
    * `options.dimensions`, if given, must match the file. Node only.
    */
   static async load(path: string, options: Omit<MemoryVectorStoreOptions, 'path'> = {}): Promise<MemoryVectorStore> {
-    checkPath(path, 'path');
+    pathOption(path, 'path');
     const { isSnapshotFile, readSnapshotFile } = await import('@zerda/persistence');
     const corrupt = (reason: string) => createError('ZERDA_STORE_CORRUPT', { path, reason });
-    const check = (header: { metric: VectorMetric; dimensions: number | null }): void => {
+    const open = (header: { metric: VectorMetric; dimensions: number | null }): MemoryVectorStore => {
       if (options.metric !== undefined && options.metric !== header.metric) throw corrupt(`it was written with metric "${header.metric}", but options.metric is "${options.metric}"`);
       if (options.dimensions !== undefined && header.dimensions !== null && options.dimensions !== header.dimensions) {
         throw corrupt(`it holds ${header.dimensions}-dimensional vectors, but options.dimensions is ${options.dimensions}`);
       }
+      return new MemoryVectorStore({ ...options, metric: header.metric, ...(header.dimensions !== null ? { dimensions: header.dimensions } : {}), path });
     };
     if (await isSnapshotFile(path)) {
       return readSnapshotFile(path, await fileFormat(), async (reader) => {
-        const header = await readStoreHeader(reader);
-        check(header);
-        const store = new MemoryVectorStore({ ...options, metric: header.metric, ...(header.dimensions !== null ? { dimensions: header.dimensions } : {}), path });
+        const store = open(await readStoreHeader(reader));
         await store.readSnapshot(reader);
         return store;
       });
     }
     const { readStoreFile } = await storeFile();
     const file = await readStoreFile(path);
-    check(file.header);
-    const store = new MemoryVectorStore({ ...options, metric: file.header.metric, ...(file.header.dimensions !== null ? { dimensions: file.header.dimensions } : {}), path });
+    const store = open(file.header);
     const dimensions = file.header.dimensions;
     let pages: VectorPages | undefined;
     if (dimensions !== null && file.header.count > 0) {
@@ -636,13 +373,9 @@ export class MemoryVectorStore implements VectorStore {
         const id = chunks[row]!.id;
         if (rowById.has(id)) throw corrupt(`chunk id ${JSON.stringify(id)} appears twice`);
         rowById.set(id, row);
-        let sum = 0;
-        for (let d = local * dimensions, end = d + dimensions; d < end; d++) {
-          const value = data[d]!;
-          if (!Number.isFinite(value)) throw corrupt(`vector ${row} holds a non-finite value`);
-          sum += value * value;
-        }
-        if (this.metric === 'cosine') inverseNorms[row] = sum > 0 ? 1 / Math.sqrt(sum) : 0;
+        const start = local * dimensions;
+        for (let d = start; d < start + dimensions; d++) if (!Number.isFinite(data[d]!)) throw corrupt(`vector ${row} holds a non-finite value`);
+        if (this.metric === 'cosine') inverseNorms[row] = inverseNorm(data, start, start + dimensions);
       }
     }
     // Everything checked: adopt.
@@ -675,21 +408,22 @@ export class MemoryVectorStore implements VectorStore {
     }
     const snapshot = json as MemoryVectorStoreJSON;
     if (snapshot.formatVersion !== 1) throw invalidArgument('json.formatVersion', '1', snapshot.formatVersion);
-    const metric = checkMetric(snapshot.metric, 'json.metric');
-    const dimensions = snapshot.dimensions === null ? undefined : checkDimensions(snapshot.dimensions, 'json.dimensions');
+    const metric = metricOption(snapshot.metric ?? null, 'json.metric');
+    const dimensions = snapshot.dimensions === null ? undefined : dimensionsOption(snapshot.dimensions ?? 0, 'json.dimensions', Infinity);
     if (!Array.isArray(snapshot.chunks)) throw invalidArgument('json.chunks', 'an array of chunks', snapshot.chunks);
     const store = new MemoryVectorStore({ ...options, metric, ...(dimensions !== undefined ? { dimensions } : {}) });
+    const ids = new Set<string>();
     const chunks = snapshot.chunks.map((chunk, i) => {
       const parsed = toDocumentChunk(chunk, i, `json.chunks[${i}]`);
       if (parsed.embedding === undefined) throw invalidArgument(`json.chunks[${i}].embedding`, 'an embedding', undefined);
+      if (ids.has(parsed.id)) throw invalidArgument(`json.chunks[${i}].id`, 'unique within the snapshot', parsed.id);
+      ids.add(parsed.id);
       return parsed;
     });
-    const ids = new Set<string>();
-    chunks.forEach((chunk, i) => {
-      if (ids.has(chunk.id)) throw invalidArgument(`json.chunks[${i}].id`, 'unique within the snapshot', chunk.id);
-      ids.add(chunk.id);
-    });
-    if (chunks.length > 0) store.writeValidated(chunks);
+    if (chunks.length === 0) return store;
+    const validated = validateVectors(chunks, dimensions);
+    store.dimensionsValue = validated.dimensions;
+    store.writeRows(chunks, validated.vectors);
     return store;
   }
 }

@@ -1,5 +1,5 @@
 import { createError, type DocumentChunk, type VectorMetric } from '@zerda/types';
-import type { StoreFileHeader } from './store-file.js';
+import type { StoreFileHeader } from './memory-file.js';
 
 // What `#store-file` resolves to outside Node-like runtimes (the `default` condition of the
 // package's `imports`): the same functions, failing clearly instead of reaching for `node:fs`.
@@ -12,7 +12,7 @@ function unsupported(operation: string): never {
   });
 }
 
-/** Unavailable here: see `store-file.ts` for the Node implementation. */
+/** Unavailable here: see `memory-file.ts` for the Node implementation. */
 export async function writeStoreFile(
   _path: string,
   _header: { metric: VectorMetric; dimensions: number | undefined; count: number },
@@ -22,7 +22,7 @@ export async function writeStoreFile(
   unsupported('MemoryVectorStore.save(path)');
 }
 
-/** Unavailable here: see `store-file.ts` for the Node implementation. */
+/** Unavailable here: see `memory-file.ts` for the Node implementation. */
 export async function readStoreFile(_path: string): Promise<{ header: StoreFileHeader; vectors: Float32Array; chunks: DocumentChunk[] }> {
   unsupported('MemoryVectorStore.load(path)');
 }

@@ -1,5 +1,6 @@
 import {
   fromLittleEndianBytes,
+  isVectorMetric,
   littleEndianBytes,
   readChunkTable,
   readSnapshotJson,
@@ -18,7 +19,6 @@ import {
  */
 export const SNAPSHOT_FORMAT = 'zerda-vector-memory';
 export const SNAPSHOT_VERSION = 2;
-const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 
 export interface StoreSnapshotHeader {
   metric: VectorMetric;
@@ -43,7 +43,7 @@ export async function readStoreHeader(reader: SnapshotReader): Promise<StoreSnap
   const header = await readSnapshotJson(reader, 'store.json');
   if (header.format !== SNAPSHOT_FORMAT) throw reader.corrupt('store.json', 'format', `expected format "${SNAPSHOT_FORMAT}", got ${JSON.stringify(header.format)}`);
   if (header.version !== SNAPSHOT_VERSION) throw reader.corrupt('store.json', 'version', `memory store snapshot version ${JSON.stringify(header.version)} is not supported (this version reads ${SNAPSHOT_VERSION})`);
-  if (!METRICS.includes(header.metric as VectorMetric)) throw reader.corrupt('store.json', 'consistency', `unknown metric ${JSON.stringify(header.metric)}`);
+  if (!isVectorMetric(header.metric)) throw reader.corrupt('store.json', 'consistency', `unknown metric ${JSON.stringify(header.metric)}`);
   const { count, dimensions } = header;
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw reader.corrupt('store.json', 'consistency', `invalid count ${JSON.stringify(count)}`);
   if (!(dimensions === null || (typeof dimensions === 'number' && Number.isInteger(dimensions) && dimensions > 0))) throw reader.corrupt('store.json', 'consistency', `invalid dimensions ${JSON.stringify(dimensions)}`);

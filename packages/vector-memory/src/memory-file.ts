@@ -2,11 +2,11 @@ import { createReadStream } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { createInterface } from 'node:readline';
-import { createError, toDocumentChunk, type DocumentChunk, type VectorMetric, type ZerdaError } from '@zerda/types';
+import { createError, isVectorMetric, toDocumentChunk, type DocumentChunk, type VectorMetric, type ZerdaError } from '@zerda/types';
 
 /**
  * The format-1 file layout of a saved memory store, still read by `MemoryVectorStore.load` (this
- * version writes format 2, a checksummed single-file snapshot; see store-snapshot.ts):
+ * version writes format 2, a checksummed single-file snapshot; see memory-snapshot.ts):
  *   line 1: a JSON header `{ format, formatVersion, metric, dimensions, count, littleEndian }` and `\n`
  *   then:   `count * dimensions` float32 values (the vectors, row by row)
  *   then:   `count` JSON lines, one chunk each (without its embedding), in row order
@@ -16,7 +16,6 @@ import { createError, toDocumentChunk, type DocumentChunk, type VectorMetric, ty
 export const FILE_FORMAT = 'zerda-vector-memory';
 export const FILE_FORMAT_VERSION = 1;
 const MAX_HEADER_BYTES = 64 * 1024;
-const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 
 export interface StoreFileHeader {
   metric: VectorMetric;
@@ -56,7 +55,7 @@ export async function readStoreFile(path: string): Promise<{ header: StoreFileHe
     }
     if (parsed === null || typeof parsed !== 'object' || parsed.format !== FILE_FORMAT) throw corrupt(`the header does not name the format "${FILE_FORMAT}"`);
     if (parsed.formatVersion !== FILE_FORMAT_VERSION) throw corrupt(`format version ${JSON.stringify(parsed.formatVersion)} is not supported (expected ${FILE_FORMAT_VERSION})`);
-    if (!METRICS.includes(parsed.metric as VectorMetric)) throw corrupt(`unknown metric ${JSON.stringify(parsed.metric)}`);
+    if (!isVectorMetric(parsed.metric)) throw corrupt(`unknown metric ${JSON.stringify(parsed.metric)}`);
     const count = parsed.count;
     if (typeof count !== 'number' || !Number.isInteger(count) || count < 0) throw corrupt(`invalid count ${JSON.stringify(count)}`);
     const dimensions = parsed.dimensions;

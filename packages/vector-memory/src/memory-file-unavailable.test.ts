@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ZerdaError } from '@zerda/types';
-import { readStoreFile, writeStoreFile } from './store-file-unavailable.js';
+import { readStoreFile, writeStoreFile } from './memory-file-unavailable.js';
 
 // What browsers and workers get for `#store-file`: a clear error, and nothing of node:fs.
-describe('store-file-unavailable (the default condition of #store-file)', () => {
+describe('memory-file-unavailable (the default condition of #store-file)', () => {
   it('fails save and load with ZERDA_UNSUPPORTED naming the alternative', async () => {
     const save = writeStoreFile('x.zvm', { metric: 'cosine', dimensions: 3, count: 0 }, [], []);
     await expect(save).rejects.toBeInstanceOf(ZerdaError);
