@@ -1,6 +1,7 @@
 import { Pinecone } from '@pinecone-database/pinecone';
 import { createError, invalidArgument, type VectorMetric } from '@zerda/types';
-import { PineconeVectorStore, type PineconeVectorStoreOptions } from './pinecone-vector-store.js';
+import type { PineconeVectorStoreOptions } from './pinecone-options.js';
+import { PineconeVectorStore } from './pinecone-vector-store.js';
 
 /** Options of {@link createPineconeStore}. */
 export interface CreatePineconeStoreOptions extends Omit<PineconeVectorStoreOptions, 'index' | 'metric' | 'dimensions'> {

@@ -1,5 +1,6 @@
-export { PineconeVectorStore, PINECONE_METRIC, MAX_TOP_K, MAX_UPSERT_RECORDS, MAX_UPSERT_BYTES, IDS_PER_FETCH, IDS_PER_DELETE } from './pinecone-vector-store.js';
-export type { PineconeVectorStoreOptions, PineconeSearchOptions, PineconeIndexLike, WaitForWritesOptions } from './pinecone-vector-store.js';
+export { PineconeVectorStore } from './pinecone-vector-store.js';
+export { PINECONE_METRIC, MAX_TOP_K, MAX_UPSERT_RECORDS, MAX_UPSERT_BYTES, IDS_PER_FETCH, IDS_PER_DELETE } from './pinecone-options.js';
+export type { PineconeVectorStoreOptions, PineconeSearchOptions, PineconeIndexLike, WaitForWritesOptions } from './pinecone-options.js';
 export { createPineconeStore } from './create-store.js';
 export type { CreatePineconeStoreOptions } from './create-store.js';
 export { translateFilter } from './pinecone-filter.js';
