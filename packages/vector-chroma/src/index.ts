@@ -1,5 +1,5 @@
 export { ChromaVectorStore, FORMAT_KEY, FORMAT_VERSION, VERSION_KEY } from './chroma-vector-store.js';
-export type { ChromaVectorStoreOptions } from './chroma-vector-store.js';
+export type { ChromaVectorStoreOptions } from './chroma-options.js';
 export { startChromaServer, freePort, chromaCliPath } from './chroma-server.js';
 export type { ChromaServer, ChromaServerOptions } from './chroma-server.js';
 export { translateWhere } from './chroma-filter.js';
