@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { testVectorStore } from '@zerda/vector-conformance';
-import { HnswVectorStore } from './hnsw-vector-store.js';
+import { HnswVectorStore } from './hnswlib-vector-store.js';
 import { isParallelBuildAvailable } from './parallel-build.js';
 
 const directories: string[] = [];

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
 import { crashSuiteProblems, runStatesCrashSuite, snapshotDirectoryLeftovers } from '@zerda/persistence/testing';
-import { HnswVectorStore } from './hnsw-vector-store.js';
+import { HnswVectorStore } from './hnswlib-vector-store.js';
 import { crashStateFingerprint, fillCrashState } from '@zerda/vector-conformance/crash-states';
 
 // The crash suite for HNSW store directories (issue 15, defect 7): a child saving in a loop is

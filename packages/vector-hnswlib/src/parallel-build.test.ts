@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { ZerdaError, type DocumentChunk, type VectorMetric } from '@zerda/types';
 import { MemoryVectorStore } from '@zerda/vector-memory';
 import { seededRandom } from '@zerda/vector-conformance';
-import { HnswVectorStore, type HnswVectorStoreOptions } from './hnsw-vector-store.js';
+import { HnswVectorStore, type HnswVectorStoreOptions } from './hnswlib-vector-store.js';
 import { loadAddon, parallelBuildAddon } from './parallel-build.js';
 
 const addon = parallelBuildAddon();
@@ -119,7 +119,7 @@ describe('HnswVectorStore parallel build options', () => {
 
   it('an addon that is missing or does not load is reported as absent, not thrown', () => {
     expect(loadAddon('../build/Release/no-such-addon.node')).toBeUndefined();
-    expect(loadAddon('./hnsw-snapshot.js')).toBeUndefined(); // loads, but is not the addon
+    expect(loadAddon('./hnswlib-snapshot.js')).toBeUndefined(); // loads, but is not the addon
   });
 });
 

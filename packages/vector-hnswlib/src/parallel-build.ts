@@ -4,7 +4,10 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import hnswlib from 'hnswlib-node';
 import type { VectorMetric } from '@zerda/types';
+
+type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
 /** What the native helper needs to build or extend one graph (see native/parallel-build.cc). */
 export interface ParallelBuildRequest {
@@ -112,5 +115,90 @@ export async function withTemporaryFiles<T>(addon: ParallelBuildAddon, count: nu
   } finally {
     for (const descriptor of descriptors) closeSync(descriptor);
     if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+  }
+}
+
+/** What {@link buildInParallel} needs: the current graph and its settings, the batch, and the label bookkeeping. */
+export interface ParallelBatch {
+  current: HnswIndex | undefined;
+  space: VectorMetric;
+  dimensions: number;
+  M: number;
+  efConstruction: number;
+  randomSeed: number;
+  /** Capacity of a graph that does not exist yet. */
+  initialCapacity: number;
+  threads: number;
+  ids: string[];
+  vectors: Float32Array[];
+  /** The label of an id already in the graph. */
+  labelOf: (id: string) => number | undefined;
+  nextLabel: number;
+  /** Marked-deleted slots a new node may take. */
+  deletedSlots: number;
+}
+
+/** One process warning when a parallel build fails (the batch is then inserted on one thread). */
+let warnedParallelFailure = false;
+
+/**
+ * Builds the graph of `current` plus a batch on `threads` threads, off the JavaScript thread: the
+ * current graph is written to an unnamed temporary file, the native helper inserts the batch into
+ * a copy and writes it out, and hnswlib-node reads it back, while searches still use the current
+ * graph. Labels, slot reuse and capacity are those one-by-one inserts would give. Resolves
+ * `undefined` (and warns once per process) when the helper is not compiled or the build fails:
+ * the caller then inserts one by one. Nothing of the caller's state changes here.
+ */
+export async function buildInParallel(batch: ParallelBatch): Promise<{ index: HnswIndex; labels: Uint32Array; nextLabel: number; deletedSlots: number } | undefined> {
+  const addon = parallelBuildAddon();
+  if (!addon) return undefined;
+  const { current, dimensions, ids } = batch;
+  const labels = new Uint32Array(ids.length);
+  const replaceDeleted = new Uint8Array(ids.length);
+  let nextLabel = batch.nextLabel;
+  let reusable = batch.deletedSlots;
+  let inserts = 0;
+  ids.forEach((id, i) => {
+    const existing = batch.labelOf(id);
+    if (existing !== undefined) {
+      labels[i] = existing;
+      return;
+    }
+    inserts++;
+    labels[i] = nextLabel++;
+    if (reusable > 0) {
+      replaceDeleted[i] = 1;
+      reusable--;
+    }
+  });
+  const currentCount = current?.getCurrentCount() ?? 0;
+  const currentCapacity = current?.getMaxElements() ?? batch.initialCapacity;
+  const expectedCount = currentCount + Math.max(0, inserts - batch.deletedSlots);
+  const capacity = expectedCount > currentCapacity ? Math.max(expectedCount, currentCapacity * 2) : currentCapacity;
+  const packed = new Float32Array(ids.length * dimensions);
+  batch.vectors.forEach((vector, i) => packed.set(vector, i * dimensions));
+  try {
+    const built = await withTemporaryFiles(addon, 2, async ([input, output]) => {
+      const extend = current !== undefined && currentCount > 0;
+      if (extend) await current.writeIndex(input!);
+      const { space, M, efConstruction, randomSeed, threads } = batch;
+      await addon.build({ space, dimensions, M, efConstruction, randomSeed, maxElements: capacity, ...(extend ? { input: input! } : {}), output: output!, vectors: packed, labels, replaceDeleted, threads });
+      const index = new hnswlib.HierarchicalNSW(space, dimensions);
+      await index.readIndex(output!, true);
+      return index;
+    });
+    if (built.getCurrentCount() !== expectedCount || built.getMaxElements() !== capacity) {
+      const message = `the built graph holds ${built.getCurrentCount()} of ${built.getMaxElements()} slots, expected ${expectedCount} of ${capacity}`;
+      // Free the refused graph now, not whenever V8 collects its small wrapper.
+      built.initIndex(1, batch.M, batch.efConstruction, batch.randomSeed, true);
+      throw new Error(message);
+    }
+    return { index: built, labels, nextLabel, deletedSlots: reusable };
+  } catch (error) {
+    if (!warnedParallelFailure) {
+      warnedParallelFailure = true;
+      process.emitWarning(`parallel HNSW build failed, inserting on one thread instead: ${error instanceof Error ? error.message : String(error)}`, { code: 'ZERDA_HNSW_PARALLEL_BUILD' });
+    }
+    return undefined;
   }
 }

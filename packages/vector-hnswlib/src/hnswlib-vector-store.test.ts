@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { matchesFilter, ZerdaError, type DocumentChunk, type MetadataFilter, type VectorMetric } from '@zerda/types';
 import { MemoryVectorStore } from '@zerda/vector-memory';
-import { HnswVectorStore, autoEfSearch } from './hnsw-vector-store.js';
+import { HnswVectorStore, autoEfSearch } from './hnswlib-vector-store.js';
 import { gaussianMixture, seededRandom } from '@zerda/vector-conformance';
 
 let directory: string;

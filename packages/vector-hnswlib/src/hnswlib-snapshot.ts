@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
-import { readSnapshotArray, readSnapshotJson, writeSnapshotArray, writeSnapshotJson, type SnapshotReader, type SnapshotWriter, type VectorMetric } from '@zerda/types';
+import { isVectorMetric, readSnapshotArray, readSnapshotJson, writeSnapshotArray, writeSnapshotJson, type SnapshotReader, type SnapshotWriter, type VectorMetric } from '@zerda/types';
 import { MemoryVectorStore } from '@zerda/vector-memory';
 
 type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
@@ -15,7 +15,6 @@ type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
  */
 export const HNSW_SNAPSHOT_FORMAT = 'zerda-vector-hnswlib';
 export const HNSW_SNAPSHOT_VERSION = 2;
-const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 const GRAPH_FILE = 'index.hnsw';
 
 /** Settings and counters recorded in `hnsw.json`. */
@@ -66,7 +65,7 @@ export async function readHnswSnapshot(reader: SnapshotReader, expect: { metric:
   const fail = (reason: string) => reader.corrupt('hnsw.json', 'consistency', reason);
   if (json.format !== HNSW_SNAPSHOT_FORMAT) throw reader.corrupt('hnsw.json', 'format', `expected format "${HNSW_SNAPSHOT_FORMAT}", got ${JSON.stringify(json.format)}`);
   if (json.version !== HNSW_SNAPSHOT_VERSION) throw reader.corrupt('hnsw.json', 'version', `HNSW snapshot version ${JSON.stringify(json.version)} is not supported (this version reads ${HNSW_SNAPSHOT_VERSION})`);
-  if (!METRICS.includes(json.metric as VectorMetric)) throw fail(`unknown metric ${JSON.stringify(json.metric)}`);
+  if (!isVectorMetric(json.metric)) throw fail(`unknown metric ${JSON.stringify(json.metric)}`);
   if (!(json.dimensions === null || isCount(json.dimensions, 1))) throw fail(`invalid dimensions ${JSON.stringify(json.dimensions)}`);
   for (const field of ['count', 'nextLabel', 'deletedSlots', 'randomSeed'] as const) if (!isCount(json[field])) throw fail(`invalid ${field} ${JSON.stringify(json[field])}`);
   for (const field of ['M', 'efConstruction', 'efSearch', 'maxElements'] as const) if (!isCount(json[field], 1)) throw fail(`invalid ${field} ${JSON.stringify(json[field])}`);

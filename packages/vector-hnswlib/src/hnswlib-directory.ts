@@ -3,9 +3,9 @@ import { createReadStream } from 'node:fs';
 import { readFile, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
-import { ZerdaError, createError, type VectorMetric } from '@zerda/types';
+import { ZerdaError, createError, isVectorMetric, type VectorMetric } from '@zerda/types';
 import { MemoryVectorStore } from '@zerda/vector-memory';
-import type { HnswSnapshotSettings } from './hnsw-snapshot.js';
+import type { HnswSnapshotSettings } from './hnswlib-snapshot.js';
 
 type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
@@ -16,13 +16,12 @@ type HnswIndex = InstanceType<typeof hnswlib.HierarchicalNSW>;
  *   chunks-<generation>.zvm  — chunks and exact vectors (the MemoryVectorStore file format)
  *   labels-<generation>.json — chunk id ↔ graph label
  * This is format 1, written by versions before 0.2 and still read here; saves now write format 2
- * (a snapshot directory, see hnsw-snapshot.ts).
+ * (a snapshot directory, see hnswlib-snapshot.ts).
  */
 export const MANIFEST_FILE = 'manifest.json';
 export const DIRECTORY_FORMAT = 'zerda-vector-hnswlib';
 export const LEGACY_FORMAT_VERSION = 1;
 const GENERATION_FILE = /^(index|chunks|labels)-([a-z0-9-]+)\.(hnsw|zvm|json)$/;
-const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 
 export interface FileEntry {
   name: string;
@@ -128,7 +127,7 @@ export async function readDirectory(
   if (manifest.formatVersion !== LEGACY_FORMAT_VERSION) {
     throw corrupt(manifestPath, `format version ${JSON.stringify(manifest.formatVersion)} is not supported (expected ${LEGACY_FORMAT_VERSION})`);
   }
-  if (!METRICS.includes(manifest.metric) || manifest.space !== manifest.metric) throw corrupt(manifestPath, `invalid metric/space ${JSON.stringify(manifest.metric)}/${JSON.stringify(manifest.space)}`);
+  if (!isVectorMetric(manifest.metric) || manifest.space !== manifest.metric) throw corrupt(manifestPath, `invalid metric/space ${JSON.stringify(manifest.metric)}/${JSON.stringify(manifest.space)}`);
   if (!(manifest.dimensions === null || isCount(manifest.dimensions, 1))) throw corrupt(manifestPath, `invalid dimensions ${JSON.stringify(manifest.dimensions)}`);
   for (const field of ['count', 'nextLabel', 'deletedSlots', 'randomSeed'] as const) {
     if (!isCount(manifest[field])) throw corrupt(manifestPath, `invalid ${field} ${JSON.stringify(manifest[field])}`);
