@@ -1,5 +1,5 @@
 export { LanceDbVectorStore } from './lancedb-vector-store.js';
-export type { LanceDbVectorStoreOptions, LanceDbSearchOptions, LanceDbVectorIndexOptions } from './lancedb-vector-store.js';
+export type { LanceDbVectorStoreOptions, LanceDbSearchOptions, LanceDbVectorIndexOptions } from './lancedb-options.js';
 export { compileFilter, filterColumnsOf, sqlString, FILTER_COLUMN_NAMES } from './lancedb-filter.js';
 /** The term encoding of the filter columns (one implementation, in @zerda/types). */
 export { presenceTerm, valueTerm } from '@zerda/types';

@@ -1,4 +1,5 @@
 import { invalidArgument, isOperatorCondition, metadataTerms, parseMetadataFilter, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
+import { hasLoneSurrogate } from '@zerda/vector-kit';
 
 /**
  * How metadata is made filterable in a Lance table. LanceDB's SQL (DataFusion) cannot express
@@ -42,11 +43,6 @@ export function sqlString(value: string): string {
 /** A float64 SQL value that round-trips exactly (JavaScript's shortest representation, parsed by Rust). */
 function sqlNumber(value: number): string {
   return `CAST(${sqlString(String(value))} AS DOUBLE)`;
-}
-
-/** True when `value` contains a lone surrogate, which no Lance (UTF-8) string can hold. */
-export function hasLoneSurrogate(value: string): boolean {
-  return /\p{Cs}/u.test(value);
 }
 
 /**

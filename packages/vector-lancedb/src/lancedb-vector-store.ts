@@ -1,124 +1,24 @@
 import * as lancedb from '@lancedb/lancedb';
-import { Analyzer, type AnalyzerOptions } from '@zerda/text';
+import { createError, invalidArgument, type DocumentChunk, type MetadataFilter, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
+import { VectorStoreBase, batches, topHits, utf8Storable, type QueryHit, type TextQuery, type TranslatedFilter, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
+import { compileFilter, sqlString, type CompiledFilter } from './lancedb-filter.js';
 import {
-  ZerdaError,
-  compareSearchHits,
-  createError,
-  invalidArgument,
-  matchesFilter,
-  similarityFromOneMinusDistance,
-  toDocumentChunks,
-  validateEmbedding,
-  validateIdList,
-  validateSearchOptions,
-  type DocumentChunk,
-  type Embedding,
-  type MetadataFilter,
-  type VectorMetric,
-  type VectorSearchHit,
-  type VectorSearchOptions,
-  type VectorStore,
-  type VectorStoreCapabilities,
-  checkInteger,
-  checkBoolean,
-} from '@zerda/types';
-import { compileFilter, hasLoneSurrogate, sqlString, type CompiledFilter } from './lancedb-filter.js';
-import {
-  CHUNK_COLUMNS,
-  TABLE_FORMAT_VERSION,
-  readDescription,
-  readDimensions,
-  tableSchema,
-  toArrowTable,
-  toChunk,
-  type ChunkRecord,
-  type PreparedRow,
-  type TableDescription,
-} from './lancedb-records.js';
-
-/** Options of {@link LanceDbVectorStore}. Give `uri` or `connection`. */
-export interface LanceDbVectorStoreOptions {
-  /** Where the database lives: a local directory, `s3://…`, `gs://…`, `az://…` or `memory://`. */
-  uri?: string;
-  /** An open LanceDB connection to use instead of `uri` (the caller keeps ownership of it). */
-  connection?: lancedb.Connection;
-  /** Storage options for `uri` (object-store credentials, region …), passed to `lancedb.connect`. */
-  storageOptions?: Record<string, string>;
-  /** Table holding the collection: letters, digits, `_`, `-`, `.`, at most 128, not starting with `.` or `-`. Default `zerda_chunks`. */
-  table?: string;
-  /** Distance to search with; scores are always similarities. Default `cosine`, or the existing table's. */
-  metric?: VectorMetric;
-  /** Embedding dimension; otherwise read from an existing table or set by the first added vector. */
-  dimensions?: number;
-  /** Keep an analysed full-text column with an inverted index and answer `textSearch`. Default true. */
-  textSearch?: boolean;
-  /** How text is analysed for full-text search (`@zerda/text` Analyzer options; Arabic normalised and stemmed by default). */
-  analyzer?: AnalyzerOptions;
-  /** Return embeddings with hits and `get`. Default true. */
-  includeEmbeddings?: boolean;
-  /** First over-fetch factor when a filter must be checked after the search (see README). Default 4. */
-  overFetch?: number;
-}
-
-/** Backend knobs `search` understands besides `k` and `filter`. */
-export interface LanceDbSearchOptions extends VectorSearchOptions {
-  /**
-   * IVF partitions to probe when a vector index exists. Default: 15% of the partitions of an index
-   * this store built (at least 20), else LanceDB's 20.
-   */
-  nprobes?: number;
-  /** Re-rank `k * refineFactor` index candidates with exact distances. */
-  refineFactor?: number;
-  /** HNSW candidate list size when an HNSW-based vector index exists. */
-  ef?: number;
-  /** Ignore any vector index and scan exactly. */
-  exact?: boolean;
-}
-
-/** Options of {@link LanceDbVectorStore.createVectorIndex}. */
-export interface LanceDbVectorIndexOptions {
-  /**
-   * `ivfFlat` (default: full vectors per partition, exact within the probed partitions), `ivfPq`
-   * (compressed, smallest, lossy: re-rank with `refineFactor`), `hnswSq` or `hnswPq`.
-   */
-  type?: 'ivfPq' | 'ivfFlat' | 'hnswSq' | 'hnswPq';
-  /** IVF partitions. LanceDB 0.31 derives its default from a target partition size (thousands of rows per partition), so a 100k-row table gets few partitions and its default 20 probes scan most of it; set about sqrt(rows) for a real speed-up. */
-  numPartitions?: number;
-  /** PQ sub-vectors (`ivfPq`, `hnswPq`). */
-  numSubVectors?: number;
-}
+  checkSearchKnobs,
+  checkVectorIndexOptions,
+  resolveLanceDbOptions,
+  type LanceDbSearchOptions,
+  type LanceDbVectorIndexOptions,
+  type LanceDbVectorStoreOptions,
+  type ResolvedLanceDbOptions,
+} from './lancedb-options.js';
+import { CHUNK_COLUMNS, TABLE_FORMAT_VERSION, readDescription, readDimensions, tableSchema, toArrowTable, toChunk, type ChunkRecord, type PreparedRow, type TableDescription } from './lancedb-records.js';
 
 /** The name LanceDB gives the full-text index on `search_text`. */
 const TEXT_INDEX_NAME = 'search_text_idx';
-
-const OPTION_KEYS = new Set(['uri', 'connection', 'storageOptions', 'table', 'metric', 'dimensions', 'textSearch', 'analyzer', 'includeEmbeddings', 'overFetch']);
-const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 const DISTANCE_TYPE = { cosine: 'cosine', ip: 'dot', l2: 'l2' } as const;
-const TABLE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 /** Ids per `IN (…)` list in one statement. */
 const IDS_PER_STATEMENT = 1000;
-
-
-
-function checkStorable(value: string, field: string): void {
-  if (hasLoneSurrogate(value)) throw invalidArgument(field, 'well-formed Unicode text (LanceDB stores UTF-8; a lone surrogate cannot be stored)', value);
-}
-
-function checkStorableJson(value: unknown, field: string): void {
-  if (typeof value === 'string') checkStorable(value, field);
-  else if (Array.isArray(value)) value.forEach((item, i) => checkStorableJson(item, `${field}[${i}]`));
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      checkStorable(key, `${field} key`);
-      checkStorableJson(item, `${field}.${key}`);
-    }
-  }
-}
-
-function backendError(operation: string, error: unknown): ZerdaError {
-  if (ZerdaError.isInstance(error)) return error;
-  return createError('ZERDA_BACKEND_ERROR', { component: 'LanceDB', operation, reason: error instanceof Error ? error.message : String(error) }, error);
-}
+const COLUMN = { id: 'id', docId: 'doc_id' } as const;
 
 function isNotFound(error: unknown): boolean {
   return error instanceof Error && /was not found|not found|does not exist/i.test(error.message);
@@ -143,93 +43,36 @@ function idList(ids: string[]): string {
  *   afterwards on an over-fetched candidate list that grows until `k` matches are found.
  * - Writes from one store object are serialised; every write is one Lance commit (a new version).
  */
-export class LanceDbVectorStore implements VectorStore {
-  readonly specificationVersion = 'v1' as const;
-  readonly name = 'lancedb';
-  readonly metric: VectorMetric;
-  readonly capabilities: VectorStoreCapabilities;
+export class LanceDbVectorStore extends VectorStoreBase<CompiledFilter, PreparedRow> {
   /** The table holding the collection. */
   readonly tableName: string;
-  /**
-   * Where the data lives, for engine snapshots' identity check: the table, and the database URI
-   * when one was given (without any user or password in it; storage credentials are options).
-   */
-  get location(): string {
-    if (!this.uri) return `table ${this.tableName}`;
-    let uri = this.uri;
-    try {
-      const parsed = new URL(uri);
-      if (parsed.username || parsed.password) {
-        parsed.username = '';
-        parsed.password = '';
-        uri = parsed.toString();
-      }
-    } catch {
-      // a plain directory path
-    }
-    return `${uri} table ${this.tableName}`;
-  }
 
-  private readonly uri: string | undefined;
-  private readonly storageOptions: Record<string, string> | undefined;
-  private readonly ownsConnection: boolean;
+  private readonly options: ResolvedLanceDbOptions;
   private connectionValue: lancedb.Connection | undefined;
   private connecting: Promise<lancedb.Connection> | undefined;
-  private dimensionsValue: number | undefined;
-  private readonly configuredDimensions: number | undefined;
   /** The schema batches are written with (LanceDB reports JSON columns as LargeBinary; writes need the arrow.json form). */
   private writeSchema: ReturnType<typeof tableSchema> | undefined;
-  private readonly textSearchEnabled: boolean;
-  private readonly analyzer: Analyzer | undefined;
-  private readonly includeEmbeddings: boolean;
-  private readonly overFetch: number;
   private table: lancedb.Table | undefined;
   /** Partitions of the IVF index this store built with an explicit `numPartitions` (undefined otherwise). */
   private indexPartitions: number | undefined;
-  private preparing: Promise<boolean> | undefined;
-  private writes: Promise<unknown> = Promise.resolve();
-  private closed = false;
+  private released = false;
 
   constructor(options: LanceDbVectorStoreOptions) {
-    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object with uri or connection', options);
-    for (const key of Object.keys(options)) {
-      if (!OPTION_KEYS.has(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${[...OPTION_KEYS].join(', ')})`, `unknown key "${key}"`);
-    }
-    if (options.connection !== undefined) {
-      const connection = options.connection as unknown as { openTable?: unknown; createEmptyTable?: unknown };
-      if (connection === null || typeof connection !== 'object' || typeof connection.openTable !== 'function' || typeof connection.createEmptyTable !== 'function') {
-        throw invalidArgument('options.connection', 'a LanceDB Connection (from lancedb.connect)', options.connection);
-      }
-      if (options.uri !== undefined) throw invalidArgument('options.uri', 'absent when options.connection is given', options.uri);
-      this.connectionValue = options.connection;
-      this.ownsConnection = false;
-    } else {
-      if (typeof options.uri !== 'string' || options.uri.length === 0) throw invalidArgument('options.uri', 'a non-empty string (a directory, an object-store URI or memory://), or pass options.connection', options.uri);
-      this.uri = options.uri;
-      this.ownsConnection = true;
-    }
-    if (options.storageOptions !== undefined) {
-      const storage = options.storageOptions;
-      if (storage === null || typeof storage !== 'object' || Array.isArray(storage) || Object.values(storage).some((value) => typeof value !== 'string')) {
-        throw invalidArgument('options.storageOptions', 'an object of string values', storage);
-      }
-      this.storageOptions = { ...storage };
-    }
-    const table = options.table ?? 'zerda_chunks';
-    if (typeof table !== 'string' || !TABLE_NAME.test(table)) {
-      throw invalidArgument('options.table', 'a table name of letters, digits, "_", "-" and "." (at most 128, not starting with "." or "-")', table);
-    }
-    this.tableName = table;
-    if (options.metric !== undefined && !METRICS.includes(options.metric)) throw invalidArgument('options.metric', 'one of "cosine", "ip", "l2"', options.metric);
-    this.metric = options.metric ?? 'cosine';
-    this.dimensionsValue = options.dimensions === undefined ? undefined : checkInteger(options.dimensions, 'options.dimensions', 1, 65_536);
-    this.configuredDimensions = this.dimensionsValue;
-    this.textSearchEnabled = options.textSearch === undefined ? true : checkBoolean(options.textSearch, 'options.textSearch');
-    this.analyzer = this.textSearchEnabled ? new Analyzer(options.analyzer) : undefined;
-    this.includeEmbeddings = options.includeEmbeddings === undefined ? true : checkBoolean(options.includeEmbeddings, 'options.includeEmbeddings');
-    this.overFetch = options.overFetch === undefined ? 4 : checkInteger(options.overFetch, 'options.overFetch', 1, 1000);
-    const persistent = this.uri === undefined ? true : !this.uri.startsWith('memory://');
-    this.capabilities = Object.freeze({ persistence: persistent, nativeFilter: true, textSearch: this.textSearchEnabled, embeds: false });
+    const resolved = resolveLanceDbOptions(options);
+    super({
+      name: 'lancedb',
+      metric: resolved.metric,
+      dimensions: resolved.dimensions,
+      capabilities: { persistence: resolved.uri === undefined || !resolved.uri.startsWith('memory://'), nativeFilter: true, textSearch: resolved.analyzer !== undefined },
+      // LanceDB reports 1 − cos, 1 − dot and the squared euclidean distance.
+      distance: 'one-minus',
+      storable: utf8Storable('LanceDB'),
+      searchOptions: ['nprobes', 'refineFactor', 'ef', 'exact'],
+      overFetch: resolved.overFetch,
+    });
+    this.options = resolved;
+    this.tableName = resolved.table;
+    this.connectionValue = resolved.connection;
   }
 
   /**
@@ -250,22 +93,34 @@ export class LanceDbVectorStore implements VectorStore {
     return store;
   }
 
-  /** The vector dimension: from the options, from an existing table, or set by the first added vector. */
-  get dimensions(): number | undefined {
-    return this.dimensionsValue;
-  }
-
-  private assertOpen(): void {
-    if (this.closed) throw createError('ZERDA_NOT_READY', { component: `LanceDB store ${this.tableName}`, reason: 'it was closed' });
+  /**
+   * Where the data lives, for engine snapshots' identity check: the table, and the database URI
+   * when one was given (without any user or password in it; storage credentials are options).
+   */
+  get location(): string {
+    if (!this.options.uri) return `table ${this.tableName}`;
+    let uri = this.options.uri;
+    try {
+      const parsed = new URL(uri);
+      if (parsed.username || parsed.password) {
+        parsed.username = '';
+        parsed.password = '';
+        uri = parsed.toString();
+      }
+    } catch {
+      // a plain directory path
+    }
+    return `${uri} table ${this.tableName}`;
   }
 
   private async connection(): Promise<lancedb.Connection> {
     if (this.connectionValue) return this.connectionValue;
-    this.connecting ??= lancedb.connect(this.uri!, this.storageOptions ? { storageOptions: this.storageOptions } : {}).then(
+    const { uri, storageOptions } = this.options;
+    this.connecting ??= lancedb.connect(uri!, storageOptions ? { storageOptions } : {}).then(
       (connection) => (this.connectionValue = connection),
       (error: unknown) => {
         this.connecting = undefined;
-        throw backendError('connect', error);
+        throw this.backendError('connect', error);
       },
     );
     return this.connecting;
@@ -277,7 +132,7 @@ export class LanceDbVectorStore implements VectorStore {
       return await connection.openTable(this.tableName);
     } catch (error) {
       if (isNotFound(error)) return undefined;
-      throw backendError('openTable', error);
+      throw this.backendError('openTable', error);
     }
   }
 
@@ -292,49 +147,26 @@ export class LanceDbVectorStore implements VectorStore {
   }
 
   private description(): TableDescription {
-    return { format: 'zerda-lancedb', version: TABLE_FORMAT_VERSION, metric: this.metric, analyzer: this.analyzer ? { ...this.analyzer.options } : null };
+    const { analyzer } = this.options;
+    return { format: 'zerda-lancedb', version: TABLE_FORMAT_VERSION, metric: this.metric, analyzer: analyzer ? { ...analyzer.options } : null };
   }
 
-  /** True when the table exists (creating it when `dimensions` is known). */
-  private async prepare(dimensions?: number): Promise<boolean> {
-    if (this.table) return true;
-    while (this.preparing) {
-      try {
-        const ready = await this.preparing;
-        if (ready || dimensions === undefined) return ready;
-      } catch (error) {
-        if (dimensions === undefined) throw error;
-      }
-    }
-    const preparing = this.prepareOnce(dimensions);
-    this.preparing = preparing;
-    try {
-      return await preparing;
-    } finally {
-      if (this.preparing === preparing) this.preparing = undefined;
-    }
-  }
-
-  private async prepareOnce(dimensions: number | undefined): Promise<boolean> {
+  /** Opens the table (checking it against the options), or creates it with its text index when `create`. */
+  protected override async doPrepare(dimensions: number | undefined, create: boolean): Promise<boolean> {
     const existing = await this.openExistingTable();
     if (existing) {
-      const schema = await existing.schema().catch((error: unknown) => Promise.reject(backendError('schema', error)));
+      const schema = await this.backend('schema', () => existing.schema());
       this.writeSchema = tableSchema(this.checkExisting(schema), readDescription(schema, this.tableName)!);
       this.table = existing;
       return true;
     }
-    if (dimensions === undefined) return false;
+    if (!create || dimensions === undefined) return false;
     const connection = await this.connection();
-    let table: lancedb.Table;
-    try {
-      table = await connection.createEmptyTable(this.tableName, tableSchema(dimensions, this.description()), { mode: 'create', existOk: true });
-    } catch (error) {
-      throw backendError('createTable', error);
-    }
+    const table = await this.backend('createTable', () => connection.createEmptyTable(this.tableName, tableSchema(dimensions, this.description()), { mode: 'create', existOk: true }));
     // With existOk another process may have created it first: check what we got.
     const schema = await table.schema();
     this.writeSchema = tableSchema(this.checkExisting(schema), readDescription(schema, this.tableName)!);
-    if (this.textSearchEnabled) {
+    if (this.options.analyzer) {
       try {
         // The analyser already normalised, stemmed and dropped stopwords: split on whitespace only.
         await table.createIndex('search_text', {
@@ -342,7 +174,7 @@ export class LanceDbVectorStore implements VectorStore {
           replace: false,
         });
       } catch (error) {
-        if (!/already exists/i.test(error instanceof Error ? error.message : '')) throw backendError('createIndex(search_text)', error);
+        if (!/already exists/i.test(error instanceof Error ? error.message : '')) throw this.backendError('createIndex(search_text)', error);
       }
     }
     this.table = table;
@@ -365,11 +197,10 @@ export class LanceDbVectorStore implements VectorStore {
     if (description.metric !== this.metric) {
       throw invalidArgument('options.metric', `"${description.metric}", the metric table ${this.tableName} was created with (or leave it out)`, this.metric);
     }
-    if (this.textSearchEnabled && description.analyzer === null) {
-      throw invalidArgument('options.textSearch', `false: table ${this.tableName} was created without text search`, true);
-    }
-    if (this.analyzer && description.analyzer && JSON.stringify(description.analyzer) !== JSON.stringify(this.analyzer.options)) {
-      throw invalidArgument('options.analyzer', `the analyzer table ${this.tableName} was created with (${JSON.stringify(description.analyzer)})`, this.analyzer.options);
+    const { analyzer } = this.options;
+    if (analyzer && description.analyzer === null) throw invalidArgument('options.textSearch', `false: table ${this.tableName} was created without text search`, true);
+    if (analyzer && description.analyzer && JSON.stringify(description.analyzer) !== JSON.stringify(analyzer.options)) {
+      throw invalidArgument('options.analyzer', `the analyzer table ${this.tableName} was created with (${JSON.stringify(description.analyzer)})`, analyzer.options);
     }
     const dimensions = readDimensions(schema, this.tableName);
     if (this.dimensionsValue !== undefined && this.dimensionsValue !== dimensions) {
@@ -379,122 +210,65 @@ export class LanceDbVectorStore implements VectorStore {
     return dimensions;
   }
 
-  /** Runs writes one after another, so that concurrent calls on one store do not race for commits. */
-  private serialize<T>(write: () => Promise<T>): Promise<T> {
-    const run = this.writes.then(write, write);
-    this.writes = run.catch(() => undefined);
-    return run;
+  /** A chunk with its analysed words for the full-text column. */
+  protected override toRecord({ chunk, vector }: VectorRecord): PreparedRow {
+    const { analyzer } = this.options;
+    const searchText = analyzer ? analyzer.analyze(chunk.title === undefined ? chunk.text : `${chunk.title}\n${chunk.text}`).join(' ') : '';
+    return { chunk, vector, searchText };
   }
 
-  /**
-   * Adds or replaces chunks (each needs an `embedding`). The whole call is validated first —
-   * chunk shape, unique ids, every embedding's values and dimension, text LanceDB can store — and
-   * then written as one merge-insert on `id`: one commit, all or nothing.
-   */
-  async add(chunks: DocumentChunk[]): Promise<void> {
-    this.assertOpen();
-    const validated = toDocumentChunks(chunks, 'chunks');
-    if (validated.length === 0) return;
-    if (this.dimensionsValue === undefined) await this.prepare();
-    let dimensions = this.dimensionsValue;
-    const rows: PreparedRow[] = [];
-    for (let i = 0; i < validated.length; i++) {
-      const chunk = validated[i]!;
-      if (chunk.embedding === undefined) {
-        throw createError('ZERDA_INVALID_EMBEDDING', { field: `chunks[${i}].embedding`, expected: 'an embedding (this store does not embed text)', received: 'undefined' });
-      }
-      const vector = validateEmbedding(chunk.embedding, `chunks[${i}].embedding`, dimensions);
-      dimensions ??= vector.length;
-      for (const field of ['id', 'docId', 'text', 'source'] as const) checkStorable(chunk[field], `chunks[${i}].${field}`);
-      if (chunk.title !== undefined) checkStorable(chunk.title, `chunks[${i}].title`);
-      checkStorableJson(chunk.metadata, `chunks[${i}].metadata`);
-      const searchText = this.analyzer ? this.analyzer.analyze(chunk.title === undefined ? chunk.text : `${chunk.title}\n${chunk.text}`).join(' ') : '';
-      rows.push({ chunk, vector, searchText });
-    }
-    await this.serialize(async () => {
-      await this.prepare(dimensions);
-      if (this.dimensionsValue !== dimensions) {
-        throw createError('ZERDA_DIMENSION_MISMATCH', { field: 'chunks[0].embedding', received: String(dimensions), expected: String(this.dimensionsValue) });
-      }
-      const table = this.table!;
-      try {
-        const data = toArrowTable(rows, this.writeSchema!, dimensions!);
-        await table.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
-      } catch (error) {
-        throw backendError('add', error);
-      }
-    });
+  /** The whole `add` as one merge-insert on `id`: one commit, all or nothing. */
+  protected async doUpsert(rows: PreparedRow[]): Promise<void> {
+    const data = toArrowTable(rows, this.writeSchema!, this.dimensionsValue!);
+    await this.table!.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(data);
   }
 
   private selectedColumns(): string[] {
-    return this.includeEmbeddings ? [...CHUNK_COLUMNS, 'vector'] : [...CHUNK_COLUMNS];
+    return this.options.includeEmbeddings ? [...CHUNK_COLUMNS, 'vector'] : [...CHUNK_COLUMNS];
   }
 
-  /** The backend's distance → zerda similarity (its convention: 1 − cos, 1 − dot, squared l2). */
-  private toSimilarity(distance: number): number {
-    return similarityFromOneMinusDistance(this.metric, distance);
-  }
-
-  /**
-   * Runs `fetch(limit)` with a growing limit until `k` rows pass `matchesFilter` or the
-   * candidates run out. With an exact SQL filter one round suffices.
-   */
-  private async collect(
-    k: number,
-    filter: MetadataFilter | undefined,
-    compiled: CompiledFilter,
-    fetch: (limit: number) => Promise<VectorSearchHit[]>,
-  ): Promise<VectorSearchHit[]> {
-    if (compiled.exact) return fetch(k);
-    const total = await this.table!.countRows(compiled.sql === 'TRUE' ? undefined : compiled.sql);
-    let limit = Math.min(total, k * this.overFetch);
-    for (;;) {
-      const candidates = await fetch(Math.max(limit, 1));
-      const matching = candidates.filter((hit) => matchesFilter(hit.chunk, filter));
-      if (matching.length >= k || candidates.length < limit || limit >= total) return matching.slice(0, k);
-      limit = Math.min(total, limit * 4);
-    }
-  }
-
-  /**
-   * The `k` chunks most similar to `vector`, best first, each matching `filter`. Without a vector
-   * index LanceDB scans exactly (fast for tens of thousands of rows); after
-   * `createVectorIndex()` the index answers, tuned with `nprobes`, `refineFactor` and `ef`.
-   */
-  async search(vector: Embedding, options: LanceDbSearchOptions): Promise<VectorSearchHit[]> {
-    this.assertOpen();
-    const { k, filter } = validateSearchOptions(options, ['nprobes', 'refineFactor', 'ef', 'exact']);
-    const nprobes = options.nprobes === undefined ? this.defaultProbes() : checkInteger(options.nprobes, 'options.nprobes', 1, 100_000);
-    const refineFactor = options.refineFactor === undefined ? undefined : checkInteger(options.refineFactor, 'options.refineFactor', 1, 1000);
-    const ef = options.ef === undefined ? undefined : checkInteger(options.ef, 'options.ef', 1, 100_000);
-    const exact = options.exact === undefined ? false : checkBoolean(options.exact, 'options.exact');
-    let query = validateEmbedding(vector, 'vector', this.dimensionsValue);
-    if (!(await this.prepare())) return [];
-    query = validateEmbedding(query, 'vector', this.dimensionsValue);
-    if (k === 0) return [];
+  /** The filter as LanceDB SQL; the rare parts SQL cannot express exactly make it inexact (the kit over-fetches). */
+  protected override translateFilter(filter: MetadataFilter | undefined): TranslatedFilter<CompiledFilter> {
     const compiled = compileFilter(filter);
-    const table = this.table!;
-    const columns = this.selectedColumns();
-    const nearest = async (limit: number): Promise<VectorSearchHit[]> => {
-      let builder = table.vectorSearch(query).column('vector').distanceType(DISTANCE_TYPE[this.metric]).select([...columns, '_distance']).limit(limit);
-      if (compiled.sql !== 'TRUE') builder = builder.where(compiled.sql);
-      if (nprobes !== undefined) builder = builder.nprobes(nprobes);
-      if (refineFactor !== undefined) builder = builder.refineFactor(refineFactor);
-      if (ef !== undefined) builder = builder.ef(ef);
-      if (exact) builder = builder.bypassVectorIndex();
-      const rows = (await builder.toArray()) as Array<ChunkRecord & { _distance: number }>;
-      const hits = rows.map((row) => ({ chunk: toChunk(row), score: this.toSimilarity(Number(row._distance)) }));
-      if (this.metric === 'cosine' && (hits.length < limit || hits.some((hit) => hit.score < 0))) {
-        // Lance's cosine search skips vectors without a direction; zerda scores them 0, like every store.
-        hits.push(...(await this.zeroVectors(compiled, limit)));
-      }
-      return hits.sort(compareSearchHits).slice(0, limit);
-    };
-    try {
-      return await this.collect(k, filter, compiled, nearest);
-    } catch (error) {
-      throw backendError('search', error);
+    return { filter: compiled, exact: compiled.exact };
+  }
+
+  /** Candidates an over-fetch may ask for: the rows the SQL part of the filter admits. */
+  protected override async candidateCeiling({ filter }: TranslatedFilter<CompiledFilter>): Promise<number> {
+    return this.table!.countRows(filter === undefined || filter.sql === 'TRUE' ? undefined : filter.sql);
+  }
+
+  protected override checkSearchOptions(options: VectorSearchOptions): void {
+    checkSearchKnobs(options);
+  }
+
+  /**
+   * The `limit` nearest rows. Without a vector index LanceDB scans exactly (fast for tens of
+   * thousands of rows); after `createVectorIndex()` the index answers, tuned with `nprobes`,
+   * `refineFactor` and `ef`.
+   */
+  protected async doQuery({ vector, limit, filter, options }: VectorQuery<CompiledFilter>): Promise<QueryHit[]> {
+    const knobs = checkSearchKnobs(options);
+    const nprobes = knobs.nprobes ?? this.defaultProbes();
+    let builder = this.table!.vectorSearch(vector).column('vector').distanceType(DISTANCE_TYPE[this.metric]).select([...this.selectedColumns(), '_distance']).limit(limit);
+    if (filter && filter.sql !== 'TRUE') builder = builder.where(filter.sql);
+    if (nprobes !== undefined) builder = builder.nprobes(nprobes);
+    if (knobs.refineFactor !== undefined) builder = builder.refineFactor(knobs.refineFactor);
+    if (knobs.ef !== undefined) builder = builder.ef(knobs.ef);
+    if (knobs.exact) builder = builder.bypassVectorIndex();
+    const rows = (await builder.toArray()) as Array<ChunkRecord & { _distance: number }>;
+    const hits: VectorSearchHit[] = rows.map((row) => this.toHit({ chunk: toChunk(row), distance: Number(row._distance) }));
+    if (this.metric === 'cosine' && (hits.length < limit || hits.some((hit) => hit.score < 0))) {
+      // Lance's cosine search skips vectors without a direction; zerda scores them 0, like every store.
+      hits.push(...(await this.zeroVectors(filter, limit)));
     }
+    return topHits(hits, limit);
+  }
+
+  private async zeroVectors(filter: CompiledFilter | undefined, limit: number): Promise<VectorSearchHit[]> {
+    const where = !filter || filter.sql === 'TRUE' ? 'zero_vector' : `zero_vector AND ${filter.sql}`;
+    const rows = (await this.table!.query().where(where).select(this.selectedColumns()).limit(limit).toArray()) as ChunkRecord[];
+    return rows.map((row) => ({ chunk: toChunk(row), score: 0 }));
   }
 
   /**
@@ -505,28 +279,12 @@ export class LanceDbVectorStore implements VectorStore {
    * a write pays for it (about 0.4 s for 5k new rows, 0.1 s for a few), the others a 0.3 ms check.
    */
   private async foldNewRowsIntoTextIndex(): Promise<void> {
-    const unindexed = async () => {
-      try {
-        return (await this.table!.indexStats(TEXT_INDEX_NAME))?.numUnindexedRows ?? 0;
-      } catch (error) {
-        throw backendError('indexStats(search_text)', error);
-      }
-    };
+    const unindexed = async () => (await this.backend('indexStats(search_text)', () => this.table!.indexStats(TEXT_INDEX_NAME)))?.numUnindexedRows ?? 0;
     if ((await unindexed()) === 0) return;
-    await this.serialize(async () => {
+    await this.writes.run(async () => {
       if ((await unindexed()) === 0) return;
-      try {
-        await this.table!.optimize();
-      } catch (error) {
-        throw backendError('optimize (text index)', error);
-      }
+      await this.backend('optimize (text index)', () => this.table!.optimize());
     });
-  }
-
-  private async zeroVectors(compiled: CompiledFilter, limit: number): Promise<VectorSearchHit[]> {
-    const where = compiled.sql === 'TRUE' ? 'zero_vector' : `zero_vector AND ${compiled.sql}`;
-    const rows = (await this.table!.query().where(where).select(this.selectedColumns()).limit(limit).toArray()) as ChunkRecord[];
-    return rows.map((row) => ({ chunk: toChunk(row), score: 0 }));
   }
 
   /**
@@ -535,105 +293,42 @@ export class LanceDbVectorStore implements VectorStore {
    * Porter2-stemmed, stopwords dropped); a chunk matches when it contains any query term. Scores
    * are BM25 scores (similarities >= 0), best first.
    */
-  async textSearch(query: string, options: VectorSearchOptions): Promise<VectorSearchHit[]> {
-    this.assertOpen();
-    if (typeof query !== 'string') throw invalidArgument('query', 'a string', query);
-    const { k, filter } = validateSearchOptions(options);
-    if (!this.analyzer) throw createError('ZERDA_UNSUPPORTED', { operation: 'textSearch', component: 'this LanceDB store', reason: 'it was created with textSearch: false' });
-    const terms = [...new Set(this.analyzer.analyze(query))];
-    if (k === 0 || terms.length === 0 || !(await this.prepare())) return [];
+  textSearch(query: string, options: VectorSearchOptions): Promise<VectorSearchHit[]> {
+    return this.searchText(query, options);
+  }
+
+  protected override async doTextSearch({ query, limit, filter }: TextQuery<CompiledFilter>): Promise<QueryHit[]> {
+    const terms = [...new Set(this.options.analyzer!.analyze(query))];
+    if (terms.length === 0) return [];
     await this.foldNewRowsIntoTextIndex();
-    const compiled = compileFilter(filter);
-    const table = this.table!;
-    const columns = this.selectedColumns();
-    const matching = async (limit: number): Promise<VectorSearchHit[]> => {
-      const match = new lancedb.MatchQuery(terms.join(' '), 'search_text', { operator: lancedb.Operator.Or });
-      let builder = table.query().fullTextSearch(match).select([...columns, '_score']).limit(limit);
-      if (compiled.sql !== 'TRUE') builder = builder.where(compiled.sql);
-      const rows = (await builder.toArray()) as Array<ChunkRecord & { _score: number }>;
-      return rows.map((row) => ({ chunk: toChunk(row), score: Math.max(0, Number(row._score)) })).sort(compareSearchHits);
-    };
-    try {
-      return await this.collect(k, filter, compiled, matching);
-    } catch (error) {
-      throw backendError('textSearch', error);
+    const match = new lancedb.MatchQuery(terms.join(' '), 'search_text', { operator: lancedb.Operator.Or });
+    let builder = this.table!.query().fullTextSearch(match).select([...this.selectedColumns(), '_score']).limit(limit);
+    if (filter && filter.sql !== 'TRUE') builder = builder.where(filter.sql);
+    const rows = (await builder.toArray()) as Array<ChunkRecord & { _score: number }>;
+    return rows.map((row) => ({ chunk: toChunk(row), score: Math.max(0, Number(row._score)) }));
+  }
+
+  /** Deletes by id or document id, 1,000 values per Lance commit. */
+  protected async doDelete(key: 'id' | 'docId', values: string[]): Promise<void> {
+    for (const slice of batches(values, IDS_PER_STATEMENT)) await this.table!.delete(`${COLUMN[key]} IN (${idList(slice)})`);
+  }
+
+  protected async doCount(): Promise<number> {
+    return this.table!.countRows();
+  }
+
+  protected override async doFetch(ids: string[]): Promise<DocumentChunk[]> {
+    const found: DocumentChunk[] = [];
+    for (const slice of batches(ids, IDS_PER_STATEMENT)) {
+      const rows = (await this.table!.query().where(`id IN (${idList(slice)})`).select(this.selectedColumns()).limit(slice.length).toArray()) as ChunkRecord[];
+      found.push(...rows.map(toChunk));
     }
-  }
-
-  private async deleteWhere(column: 'id' | 'doc_id', values: string[], operation: string): Promise<void> {
-    // A value with a lone surrogate cannot have been stored (and cannot cross into Rust intact).
-    const unique = [...new Set(values)].filter((value) => !hasLoneSurrogate(value));
-    if (unique.length === 0) return;
-    await this.serialize(async () => {
-      if (!(await this.prepare())) return;
-      try {
-        for (let start = 0; start < unique.length; start += IDS_PER_STATEMENT) {
-          await this.table!.delete(`${column} IN (${idList(unique.slice(start, start + IDS_PER_STATEMENT))})`);
-        }
-      } catch (error) {
-        throw backendError(operation, error);
-      }
-    });
-  }
-
-  /** Deletes chunks by id (unknown ids are ignored), 1,000 ids per Lance commit. */
-  async delete(ids: string[]): Promise<void> {
-    this.assertOpen();
-    await this.deleteWhere('id', validateIdList(ids, 'ids'), 'delete');
-  }
-
-  /** Deletes every chunk of the given documents. */
-  async deleteByDocIds(docIds: string[]): Promise<void> {
-    this.assertOpen();
-    await this.deleteWhere('doc_id', validateIdList(docIds, 'docIds'), 'deleteByDocIds');
-  }
-
-  /** Number of stored chunks (0 before the table exists). */
-  async count(): Promise<number> {
-    this.assertOpen();
-    if (!(await this.prepare())) return 0;
-    try {
-      return await this.table!.countRows();
-    } catch (error) {
-      throw backendError('count', error);
-    }
-  }
-
-  /** Fetches chunks by id, in the order asked (with embeddings unless `includeEmbeddings: false`); missing ids are skipped. */
-  async get(ids: string[]): Promise<DocumentChunk[]> {
-    this.assertOpen();
-    const wanted = validateIdList(ids, 'ids');
-    const unique = [...new Set(wanted)].filter((id) => !hasLoneSurrogate(id));
-    if (unique.length === 0 || !(await this.prepare())) return [];
-    const found = new Map<string, DocumentChunk>();
-    try {
-      for (let start = 0; start < unique.length; start += IDS_PER_STATEMENT) {
-        const slice = unique.slice(start, start + IDS_PER_STATEMENT);
-        const rows = (await this.table!.query().where(`id IN (${idList(slice)})`).select(this.selectedColumns()).limit(slice.length).toArray()) as ChunkRecord[];
-        for (const row of rows) found.set(row.id, toChunk(row));
-      }
-    } catch (error) {
-      throw backendError('get', error);
-    }
-    const out: DocumentChunk[] = [];
-    for (const id of wanted) {
-      const chunk = found.get(id);
-      if (chunk) out.push(chunk);
-    }
-    return out;
+    return found;
   }
 
   /** Removes every chunk; the table, its schema, dimension and indexes stay. */
-  async clear(): Promise<void> {
-    this.assertOpen();
-    await this.serialize(async () => {
-      if (!(await this.prepare())) return;
-      try {
-        await this.table!.delete('TRUE');
-      } catch (error) {
-        throw backendError('clear', error);
-      }
-    });
+  protected override async doClear(): Promise<void> {
+    await this.table!.delete('TRUE');
   }
 
   /**
@@ -643,22 +338,13 @@ export class LanceDbVectorStore implements VectorStore {
    */
   async createVectorIndex(options: LanceDbVectorIndexOptions = {}): Promise<void> {
     this.assertOpen();
-    if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
-    const type = options.type ?? 'ivfFlat';
-    if (!['ivfPq', 'ivfFlat', 'hnswSq', 'hnswPq'].includes(type)) throw invalidArgument('options.type', 'one of "ivfPq", "ivfFlat", "hnswSq", "hnswPq"', type);
-    const numPartitions = options.numPartitions === undefined ? undefined : checkInteger(options.numPartitions, 'options.numPartitions', 1, 1_000_000);
-    const numSubVectors = options.numSubVectors === undefined ? undefined : checkInteger(options.numSubVectors, 'options.numSubVectors', 1, 65_536);
-    await this.serialize(async () => {
+    const { type, numPartitions, numSubVectors } = checkVectorIndexOptions(options);
+    await this.writes.run(async () => {
       if (!(await this.prepare())) throw createError('ZERDA_NOT_READY', { component: `LanceDB table ${this.tableName}`, reason: 'it does not exist yet (add chunks first)' });
-      const distanceType = DISTANCE_TYPE[this.metric];
-      const settings = { distanceType, ...(numPartitions === undefined ? {} : { numPartitions }), ...(numSubVectors === undefined ? {} : { numSubVectors }) };
+      const settings = { distanceType: DISTANCE_TYPE[this.metric], ...(numPartitions === undefined ? {} : { numPartitions }), ...(numSubVectors === undefined ? {} : { numSubVectors }) };
       const config =
         type === 'ivfFlat' ? lancedb.Index.ivfFlat(settings) : type === 'hnswSq' ? lancedb.Index.hnswSq(settings) : type === 'hnswPq' ? lancedb.Index.hnswPq(settings) : lancedb.Index.ivfPq(settings);
-      try {
-        await this.table!.createIndex('vector', { config, replace: true });
-      } catch (error) {
-        throw backendError('createVectorIndex', error);
-      }
+      await this.backend('createVectorIndex', () => this.table!.createIndex('vector', { config, replace: true }));
       this.indexPartitions = type.startsWith('ivf') ? numPartitions : undefined;
     });
   }
@@ -676,41 +362,38 @@ export class LanceDbVectorStore implements VectorStore {
   /** Compacts the table's files, folds new rows into its indexes and prunes old versions (LanceDB `optimize`). */
   async optimize(): Promise<void> {
     this.assertOpen();
-    await this.serialize(async () => {
-      if (!(await this.prepare())) return;
-      try {
-        await this.table!.optimize();
-      } catch (error) {
-        throw backendError('optimize', error);
-      }
+    await this.writes.run(async () => {
+      if (await this.prepare()) await this.backend('optimize', () => this.table!.optimize());
     });
   }
 
   /** Drops the table and its files. A dimension fixed in the options is kept; otherwise the next `add` decides again. */
   async drop(): Promise<void> {
     this.assertOpen();
-    await this.serialize(async () => {
+    await this.writes.run(async () => {
       const connection = await this.connection();
       this.table?.close();
       this.table = undefined;
       this.writeSchema = undefined;
-      this.dimensionsValue = this.configuredDimensions;
+      this.resetPreparation();
+      this.dimensionsValue = this.options.dimensions;
       this.indexPartitions = undefined;
       try {
         await connection.dropTable(this.tableName);
       } catch (error) {
-        if (!isNotFound(error)) throw backendError('drop', error);
+        if (!isNotFound(error)) throw this.backendError('drop', error);
       }
     });
   }
 
   /** Releases the table and, when the store opened it from `uri`, the connection. */
   async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.writes;
+    if (this.released) return;
+    this.released = true;
+    this.markClosed();
+    await this.writes.idle();
     this.table?.close();
     this.table = undefined;
-    if (this.ownsConnection) this.connectionValue?.close();
+    if (this.options.connection === undefined) this.connectionValue?.close();
   }
 }
