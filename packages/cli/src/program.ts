@@ -1,14 +1,13 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { templateNameSchema, ZerdaError, type TemplateName } from '@zerda/types';
 import { evalCommand, formatEvalReport } from './commands/eval-command.js';
 import { formatIndexSummary, indexCommand } from './commands/index-command.js';
+import { inspectCommand } from './commands/inspect-command.js';
 import { mcpCommand } from './commands/mcp-command.js';
 import { formatResult, openIndex, parseFilterOption, runQuery, type QueryOptions } from './commands/query-command.js';
 import { serveCommand } from './commands/serve-command.js';
 import { CliError, EXIT, exitCodeOf } from './errors.js';
-import { renderInspector } from './inspector/render.js';
 import type { CliIo } from './io.js';
 import type { IndexSettings, StoreSpec } from './workspace.js';
 
@@ -200,16 +199,7 @@ Exit codes: 0 ok, 1 failure, 2 usage error, 3 no index (run zerda index), 4 inde
     .action(async (question: string, options: Record<string, unknown>) => {
       const queryOptions = queryOptionsOf(options);
       const engine = await openIndex(queryOptions, io.cwd);
-      const result = await runQuery(engine, question, queryOptions);
-      const html = renderInspector(result, { origin: relative(io.cwd, resolve(io.cwd, queryOptions.index)) || queryOptions.index });
-      if (options.html === '-') {
-        io.stdout.write(html);
-        return;
-      }
-      const path = resolve(io.cwd, String(options.html));
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, html, 'utf8');
-      io.stdout.write(`zerda: wrote ${relative(io.cwd, path) || path} (${result.chunks.length} chunks, ${result.budget.used}/${result.budget.limit} ${result.budget.unit})\n`);
+      await inspectCommand(engine, question, { ...queryOptions, html: String(options.html) }, io);
     });
 
   addQueryOptions(program.command('serve').description('serve the inspector with a query box on 127.0.0.1'))
