@@ -66,7 +66,7 @@ describe('Bm25Index: MaxScore pruning', () => {
 
 describe('Bm25Index: snapshot validation', () => {
   it('rejects postings out of chunk order', async () => {
-    const { validateSnapshot } = await import('./bm25-index.js');
+    const { validateSnapshot } = await import('./bm25-snapshot.js');
     const index = new Bm25Index();
     const analyzer = new Analyzer();
     index.rebuild(['alpha beta', 'alpha gamma'].map((text, position) => ({ chunk: toDocumentChunk({ docId: `d${position}`, text }), textTerms: analyzer.analyze(text), titleTerms: [] })));

@@ -1,31 +1,33 @@
 import { TopK, type DocumentChunk } from '@zerda/types';
 import {
-  FrequencyWriter,
   PostingList,
-  SATURATED,
-  TEXT_MASK,
-  TITLE_UNIT,
   decodeSegment,
   emptySegment,
   encodePackedSegment,
   encodeSegment,
-  forEachMainPosting,
   frequencyTable,
   growFloat64,
   growInt32,
   growUint32,
   growUint8,
   exceptionAt,
-  packedAt,
   packedFrequency,
   segmentBytes,
   type MainSegment,
 } from './postings.js';
 import { SearchScratch, matchMasks, searchSegments, type QueryTerm, type SearchInput } from './pruning.js';
 import { LengthClasses } from './length-classes.js';
-import { computeBlockImpacts, inverseDocumentFrequency, lengthNormalization, type Bm25Parameters, type BlockImpacts } from './scoring.js';
+import { ForwardIndex } from './bm25-bulk.js';
+import { collectHits, orderQueryTerms, type IndexHit, type IndexSearch, type WeightedTerm } from './bm25-search.js';
+import { TermDictionary } from './term-dictionary.js';
+import { compactSegments, compactionDue, countLivePostings, type CompactionPolicy } from './bm25-compaction.js';
+import type { Bm25IndexSnapshot } from './bm25-snapshot.js';
+import { computeBlockImpacts, impactValuesFor, inverseDocumentFrequency, lengthNormalization, termWeight, type Bm25Parameters, type BlockImpacts } from './scoring.js';
 
 export type { Bm25Parameters } from './scoring.js';
+export type { CompactionPolicy } from './bm25-compaction.js';
+export type { Bm25IndexSnapshot } from './bm25-snapshot.js';
+export type { IndexHit, IndexSearch, WeightedTerm } from './bm25-search.js';
 
 /**
  * The inverted index behind {@link KeywordRetriever}: a term dictionary, postings, per-chunk
@@ -53,31 +55,6 @@ export interface AnalyzedChunk {
   titleTerms: readonly string[];
 }
 
-/** A query term with how often it occurs in the query (repeated query terms count repeatedly). */
-export interface WeightedTerm {
-  term: string;
-  weight: number;
-}
-
-/** What a search returns per hit. */
-export interface IndexHit {
-  chunk: DocumentChunk;
-  score: number;
-  /** The query terms (of {@link IndexSearch.checked}) the chunk's text or title contains, in query-term order. */
-  matched: readonly string[];
-}
-
-/** A search's hits, best first, and which query terms their `matched` lists are exact for. */
-export interface IndexSearch<H = IndexHit> {
-  hits: H[];
-  /**
-   * Distinct query terms whose presence is known for every hit: all of them, except beyond the 32
-   * highest-weighted terms the index knows (only those are tracked). A term the index does not know
-   * is in no chunk.
-   */
-  checked: readonly string[];
-}
-
 /** Sizes of the index, for diagnostics and memory planning. */
 export interface Bm25IndexStats {
   /** Live chunks. */
@@ -94,45 +71,12 @@ export interface Bm25IndexStats {
   typedArrayBytes: number;
 }
 
-/** The compacted arrays an index is serialised as. */
-export interface Bm25IndexSnapshot {
-  terms: string[];
-  chunks: DocumentChunk[];
-  textLengths: Uint32Array;
-  titleLengths: Uint32Array;
-  offsets: Uint32Array;
-  postingChunks: Uint32Array;
-  postingFrequencies: Uint32Array;
-}
-
-/** When to compact: delta or tombstones past these shares of the index (and past small floors). */
-export interface CompactionPolicy {
-  /** Compact when delta postings exceed this share of main postings. */
-  deltaRatio: number;
-  /** Compact when tombstoned chunks exceed this share of all chunk slots. */
-  tombstoneRatio: number;
-}
-
-interface BulkBuild {
-  forwardTermIds: Uint32Array;
-  forwardFrequencies: Uint32Array;
-  chunkEnds: Uint32Array;
-  documentFrequencies: Uint32Array;
-  postings: number;
-}
-
-/** Most query terms whose matches are tracked per hit (one bit each). */
-const TRACKED_TERMS = 32;
 /** Exact block bounds are computed for an average length this much above the current one, so writes that lengthen it a little keep them valid. */
 const IMPACT_HEADROOM = 1.01;
-const DELTA_FLOOR = 4096;
-const TOMBSTONE_FLOOR = 256;
 
 /** See the module comment. Not exported from the package: {@link KeywordRetriever} is the public face. */
 export class Bm25Index {
-  // Term dictionary.
-  private dictionary = new Map<string, number>();
-  private terms: string[] = [];
+  private readonly dictionary = new TermDictionary();
 
   /** Main (compacted) segment over term ids below its termCount and ordinals below mainSlots. */
   private main: MainSegment = emptySegment();
@@ -163,9 +107,6 @@ export class Bm25Index {
   // Scratch state reused by every search and write (both are synchronous, so never shared).
   private readonly scratch = new SearchScratch();
   private heap: TopK | undefined;
-  private termCounts: Uint32Array = new Uint32Array(0);
-  private scratchTermIds: Uint32Array = new Uint32Array(256);
-  private scratchFrequencies: Uint32Array = new Uint32Array(256);
   /** Match masks of a search's hits (see `matchMasks`). */
   private scratchMasks: Uint32Array = new Uint32Array(0);
   /** Length class per ordinal and the length normalisation per class (see `length-classes.ts`). */
@@ -181,7 +122,7 @@ export class Bm25Index {
   private version = 0;
 
   /** State of a bulk build in progress (see {@link startBulk}). */
-  private bulk: BulkBuild | undefined;
+  private bulk: ForwardIndex | undefined;
 
   constructor(
     private readonly compaction: CompactionPolicy = { deltaRatio: 0.25, tombstoneRatio: 0.25 },
@@ -223,44 +164,22 @@ export class Bm25Index {
 
   /**
    * Starts a bulk build: the index is emptied, then {@link appendBulk} takes chunks in order (ids
-   * must be unique) and {@link finishBulk} inverts them into the main segment. Streaming the chunks
-   * in means their analysed terms need not all be held at once. A forward index (term ids and
-   * frequencies per chunk, back to back) is inverted with a counting sort: two passes, no per-term
-   * growth, and postings end up in ordinal order.
+   * must be unique) and {@link finishBulk} inverts them into the main segment (see `bm25-bulk.ts`).
    */
   startBulk(expectedChunks = 0): void {
     this.reset();
     this.reserveSlots(expectedChunks);
-    this.bulk = {
-      forwardTermIds: new Uint32Array(1 << 16),
-      forwardFrequencies: new Uint32Array(1 << 16),
-      chunkEnds: new Uint32Array(Math.max(expectedChunks, 16)),
-      documentFrequencies: new Uint32Array(1024),
-      postings: 0,
-    };
+    this.bulk = new ForwardIndex(expectedChunks);
   }
 
   /** Appends one chunk to the bulk build started with {@link startBulk}. */
   appendBulk(entry: AnalyzedChunk): void {
     const bulk = this.bulk;
     if (!bulk) throw new Error('appendBulk() called outside startBulk()/finishBulk()');
-    const distinct = this.countTerms(entry.textTerms, entry.titleTerms);
-    const end = bulk.postings + distinct;
-    if (end > bulk.forwardTermIds.length) {
-      bulk.forwardTermIds = growUint32(bulk.forwardTermIds, end);
-      bulk.forwardFrequencies = growUint32(bulk.forwardFrequencies, end);
-    }
-    bulk.documentFrequencies = growUint32(bulk.documentFrequencies, this.terms.length);
-    for (let index = 0; index < distinct; index++) {
-      const termId = this.scratchTermIds[index]!;
-      bulk.documentFrequencies[termId]!++;
-      bulk.forwardTermIds[bulk.postings + index] = termId;
-      bulk.forwardFrequencies[bulk.postings + index] = this.scratchFrequencies[index]!;
-    }
-    bulk.postings = end;
+    const dictionary = this.dictionary;
+    const distinct = dictionary.count(entry.textTerms, entry.titleTerms);
     const ordinal = this.appendSlot(entry, this.nextSequence++);
-    bulk.chunkEnds = growUint32(bulk.chunkEnds, ordinal + 1);
-    bulk.chunkEnds[ordinal] = end;
+    bulk.append(ordinal, dictionary.termIds, dictionary.frequencies, distinct, dictionary.terms.length);
   }
 
   /** Inverts the appended chunks into the main segment and ends the bulk build. */
@@ -268,23 +187,8 @@ export class Bm25Index {
     const bulk = this.bulk;
     if (!bulk) throw new Error('finishBulk() called without startBulk()');
     this.bulk = undefined;
-    const termCount = this.terms.length;
-    const offsets = new Uint32Array(termCount + 1);
-    for (let term = 0; term < termCount; term++) offsets[term + 1] = offsets[term]! + bulk.documentFrequencies[term]!;
-    const cursor = offsets.slice(0, termCount);
-    const postingChunks = new Uint32Array(bulk.postings);
-    const frequencies = new FrequencyWriter(bulk.postings);
-    let position = 0;
-    for (let ordinal = 0; ordinal < this.slots; ordinal++) {
-      const end = bulk.chunkEnds[ordinal]!;
-      for (; position < end; position++) {
-        const target = cursor[bulk.forwardTermIds[position]!]!++;
-        postingChunks[target] = ordinal;
-        frequencies.set(target, bulk.forwardFrequencies[position]!);
-      }
-    }
-    // The forward index is no longer needed: let it go before the encoded copy is made.
-    bulk.forwardTermIds = bulk.forwardFrequencies = new Uint32Array(0);
+    const termCount = this.dictionary.terms.length;
+    const { offsets, postingChunks, frequencies } = bulk.invert(termCount, this.slots);
     this.main = encodeSegment(termCount, offsets, postingChunks, { codes: frequencies.codes, ...frequencies.finish() }, this.textLengths, this.titleLengths);
     this.mainSlots = this.slots;
     this.refreshImpacts();
@@ -323,16 +227,16 @@ export class Bm25Index {
         order = this.sequence[previous]!;
         this.kill(previous);
       }
-      const distinct = this.countTerms(entry.textTerms, entry.titleTerms);
+      const distinct = this.dictionary.count(entry.textTerms, entry.titleTerms);
       const ordinal = this.appendSlot(entry, order);
       for (let index = 0; index < distinct; index++) {
-        const termId = this.scratchTermIds[index]!;
+        const termId = this.dictionary.termIds[index]!;
         let list = this.delta.get(termId);
         if (!list) {
           list = new PostingList();
           this.delta.set(termId, list);
         }
-        list.push(ordinal, this.scratchFrequencies[index]!);
+        list.push(ordinal, this.dictionary.frequencies[index]!);
       }
       this.deltaPostings += distinct;
     }
@@ -408,7 +312,7 @@ export class Bm25Index {
       const idf = inverseDocumentFrequency(this.live, documentFrequency);
       terms.push({
         term,
-        weight: idf * weight * (k1 + 1),
+        weight: termWeight(idf, weight, k1),
         blockStart: inMain ? this.main.blockOffsets[termId]! : 0,
         blockEnd: inMain ? this.main.blockOffsets[termId + 1]! : 0,
         list,
@@ -416,10 +320,7 @@ export class Bm25Index {
       });
     }
     if (terms.length === 0 || !(averageLength > 0)) return { hits: [], checked: query.map(({ term }) => term) };
-    // Stable: equal weights keep query order, so the summation order (and the scores, to the last
-    // bit) is the same however the index was built.
-    terms.sort((a, b) => b.weight - a.weight);
-    for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) terms[index]!.bit = 1 << index;
+    orderQueryTerms(terms);
     const normalization = lengthNormalization(parameters, averageLength);
     if (this.codeTitleWeight !== titleWeight) {
       this.codeFrequencies = frequencyTable(titleWeight);
@@ -441,40 +342,15 @@ export class Bm25Index {
       titleWeight,
       normalization,
       heap,
-      impacts: this.impactsFor(parameters, averageLength),
+      impacts: impactValuesFor(this.impacts, parameters, averageLength),
       accept: accept ? (ordinal) => accept(chunks[ordinal]!) : undefined,
       prune: this.searchOptions.pruning,
     };
     searchSegments(input, terms, this.scratch);
-    const checked: string[] = absent;
-    for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) checked.push(terms[index]!.term);
-    Object.freeze(checked);
-    const byMask = new Map<number, readonly string[]>();
     const { ranks, items } = heap.sortedArrays();
     const masks = (this.scratchMasks = growUint32(this.scratchMasks, items.length));
     matchMasks(input, terms, items, masks, this.scratch);
-    const hits: H[] = new Array(items.length);
-    for (let rank = 0; rank < items.length; rank++) {
-      const ordinal = items[rank]!;
-      const mask = masks[rank]!;
-      let matched = byMask.get(mask);
-      if (!matched) {
-        const list: string[] = [];
-        for (let index = 0; index < terms.length && index < TRACKED_TERMS; index++) if ((mask & (1 << index)) !== 0) list.push(terms[index]!.term);
-        matched = Object.freeze(list);
-        byMask.set(mask, matched);
-      }
-      hits[rank] = makeHit(chunks[ordinal]!, ranks[rank]!, matched, checked);
-    }
-    return { hits, checked };
-  }
-
-  /** The exact block bounds when they hold for these parameters and this average length. */
-  private impactsFor(parameters: Bm25Parameters, averageLength: number): Float32Array | undefined {
-    const impacts = this.impacts;
-    if (!impacts || averageLength > impacts.averageLength) return undefined;
-    const reference = impacts.parameters;
-    return reference.k1 === parameters.k1 && reference.b === parameters.b && reference.titleWeight === parameters.titleWeight ? impacts.values : undefined;
+    return collectHits(terms, absent, ranks, items, masks, (ordinal, score, matched, checked) => makeHit(chunks[ordinal]!, score, matched, checked));
   }
 
   /** An empty top-k of chunk ordinals (reused while the capacity stays); equal scores go to the earlier inserted chunk. */
@@ -488,111 +364,37 @@ export class Bm25Index {
     return heap;
   }
 
-  /** Merges the delta into the main segment, drops tombstones and unused terms, renumbers chunks. */
+  /** Merges the delta into the main segment, drops tombstones and unused terms, renumbers chunks (see `bm25-compaction.ts`). */
   compact(): void {
     if (this.deltaPostings === 0 && this.tombstones === 0) return;
-    // New ordinals follow insertion order, so an index grown incrementally ends up laid out exactly
-    // like one built from scratch.
-    const liveOrdinals: number[] = [];
-    for (let ordinal = 0; ordinal < this.slots; ordinal++) if (this.dead[ordinal] === 0) liveOrdinals.push(ordinal);
-    let sorted = true;
-    for (let index = 1; index < liveOrdinals.length; index++) {
-      if (this.sequence[liveOrdinals[index - 1]!]! > this.sequence[liveOrdinals[index]!]!) {
-        sorted = false;
-        break;
-      }
-    }
-    if (!sorted) liveOrdinals.sort((a, b) => this.sequence[a]! - this.sequence[b]!);
-    const renumber = new Int32Array(this.slots).fill(-1);
-    for (let index = 0; index < liveOrdinals.length; index++) renumber[liveOrdinals[index]!] = index;
-
-    // Live postings per term decide which terms survive and where their postings go.
-    const termCount = this.terms.length;
-    const liveCounts = new Uint32Array(termCount);
-    let totalPostings = 0;
-    for (let termId = 0; termId < termCount; termId++) {
-      const count = this.countLive(termId, this.delta.get(termId));
-      liveCounts[termId] = count;
-      totalPostings += count;
-    }
-    // Terms left without postings are dropped (renumbering the dictionary) once they are a tenth of
-    // it; until then they stay, harmless, so that a compaction usually keeps every term id.
-    let liveTerms = 0;
-    for (let termId = 0; termId < termCount; termId++) if (liveCounts[termId]! > 0) liveTerms++;
-    const dropTerms = termCount - liveTerms > termCount * 0.1;
-    const newTermIds = new Int32Array(termCount);
-    let newTerms: string[] = this.terms;
-    if (dropTerms) {
-      newTerms = [];
-      for (let termId = 0; termId < termCount; termId++) {
-        newTermIds[termId] = liveCounts[termId]! > 0 ? newTerms.push(this.terms[termId]!) - 1 : -1;
-      }
-    } else {
-      for (let termId = 0; termId < termCount; termId++) newTermIds[termId] = termId;
-    }
-    const offsets = new Uint32Array(newTerms.length + 1);
-    const postingChunks = new Uint32Array(totalPostings);
-    const postingFrequencies = new Uint32Array(totalPostings);
-    let position = 0;
-    const main = this.main;
-    for (let termId = 0; termId < termCount; termId++) {
-      const newTermId = newTermIds[termId]!;
-      if (newTermId < 0) continue;
-      const start = position;
-      forEachMainPosting(main, termId, (ordinal, at) => {
-        const target = renumber[ordinal]!;
-        if (target < 0) return;
-        postingChunks[position] = target;
-        postingFrequencies[position++] = packedAt(main, at);
-      });
-      const list = this.delta.get(termId);
-      if (list) {
-        for (let index = 0; index < list.length; index++) {
-          const target = renumber[list.chunks[index]!]!;
-          if (target < 0) continue;
-          postingChunks[position] = target;
-          postingFrequencies[position++] = list.frequencies[index]!;
-        }
-      }
-      // Updates can move a chunk's ordinal; keep each postings list in ordinal order.
-      sortPostingRange(postingChunks, postingFrequencies, start, position);
-      offsets[newTermId + 1] = position;
-    }
-
-    // Per-chunk state, renumbered in place: the id map keeps its keys (only values change), so a
-    // large index does not rebuild its maps on every compaction.
-    const count = liveOrdinals.length;
-    const textLengths = new Uint32Array(count);
-    const titleLengths = new Uint32Array(count);
-    const sequence = new Float64Array(count);
-    const chunks: Array<DocumentChunk | undefined> = new Array(count);
-    for (let index = 0; index < count; index++) {
-      const ordinal = liveOrdinals[index]!;
-      textLengths[index] = this.textLengths[ordinal]!;
-      titleLengths[index] = this.titleLengths[ordinal]!;
-      sequence[index] = index;
-      const chunk = this.chunks[ordinal]!;
-      chunks[index] = chunk;
-      this.ordinalById.set(chunk.id, index);
-    }
-    if (dropTerms) {
-      this.terms = newTerms;
-      this.dictionary = new Map();
-      for (let termId = 0; termId < newTerms.length; termId++) this.dictionary.set(newTerms[termId]!, termId);
-    }
-    this.main = encodePackedSegment(newTerms.length, offsets, postingChunks, postingFrequencies, textLengths, titleLengths);
-    this.lengthClasses.renumber(liveOrdinals);
+    const compacted = compactSegments({
+      slots: this.slots,
+      dead: this.dead,
+      sequence: this.sequence,
+      terms: this.dictionary.terms,
+      main: this.main,
+      delta: this.delta,
+      textLengths: this.textLengths,
+      titleLengths: this.titleLengths,
+      chunks: this.chunks,
+      ordinalById: this.ordinalById,
+      tombstones: this.tombstones,
+    });
+    const count = compacted.chunks.length;
+    if (compacted.terms !== this.dictionary.terms) this.dictionary.replace(compacted.terms);
+    this.main = compacted.main;
+    this.lengthClasses.renumber(compacted.liveOrdinals);
     this.mainSlots = count;
     this.delta = new Map();
     this.deltaPostings = 0;
-    this.textLengths = textLengths;
-    this.titleLengths = titleLengths;
-    this.sequence = sequence;
+    this.textLengths = compacted.textLengths;
+    this.titleLengths = compacted.titleLengths;
+    this.sequence = compacted.sequence;
     this.dead = new Uint8Array(count);
     this.nextInDocument = new Int32Array(count);
-    this.chunks = chunks;
+    this.chunks = compacted.chunks;
     this.firstOrdinalByDocId = new Map();
-    for (let index = 0; index < count; index++) this.linkDocument(chunks[index]!.docId, index);
+    for (let index = 0; index < count; index++) this.linkDocument(compacted.chunks[index]!.docId, index);
     this.slots = count;
     this.live = count;
     this.tombstones = 0;
@@ -613,7 +415,7 @@ export class Bm25Index {
     this.compact();
     const { offsets, postingChunks, postingFrequencies } = decodeSegment(this.main);
     return {
-      terms: this.terms.slice(),
+      terms: this.dictionary.terms.slice(),
       chunks: this.chunks.slice(0, this.slots) as DocumentChunk[],
       textLengths: this.textLengths.subarray(0, this.slots),
       titleLengths: this.titleLengths.subarray(0, this.slots),
@@ -630,8 +432,7 @@ export class Bm25Index {
   load(snapshot: Bm25IndexSnapshot): void {
     const count = snapshot.chunks.length;
     this.reset();
-    this.terms = snapshot.terms;
-    for (let termId = 0; termId < snapshot.terms.length; termId++) this.dictionary.set(snapshot.terms[termId]!, termId);
+    this.dictionary.replace(snapshot.terms);
     this.reserveSlots(count);
     this.textLengths.set(snapshot.textLengths);
     this.titleLengths.set(snapshot.titleLengths);
@@ -668,9 +469,7 @@ export class Bm25Index {
       this.dead.byteLength +
       this.nextInDocument.byteLength +
       this.lengthClasses.bytes() +
-      this.termCounts.byteLength +
-      this.scratchTermIds.byteLength +
-      this.scratchFrequencies.byteLength +
+      this.dictionary.bytes() +
       this.scratchMasks.byteLength +
       (this.impacts?.values.byteLength ?? 0) +
       scratch.accumulator.byteLength +
@@ -689,8 +488,7 @@ export class Bm25Index {
 
   private reset(): void {
     this.version++;
-    this.dictionary = new Map();
-    this.terms = [];
+    this.dictionary.replace([]);
     this.main = emptySegment();
     this.mainSlots = 0;
     this.impacts = undefined;
@@ -726,27 +524,8 @@ export class Bm25Index {
     }
     let count = this.liveCounts.get(termId);
     if (count === undefined) {
-      count = this.countLive(termId, list);
+      count = countLivePostings(this.main, this.dead, this.tombstones, termId, list);
       this.liveCounts.set(termId, count);
-    }
-    return count;
-  }
-
-  /** Counts a term's live postings in both segments. */
-  private countLive(termId: number, list: PostingList | undefined): number {
-    const main = this.main;
-    const dead = this.dead;
-    let count = 0;
-    if (termId < main.termCount) {
-      if (this.tombstones === 0) count = main.offsets[termId + 1]! - main.offsets[termId]!;
-      else
-        forEachMainPosting(main, termId, (ordinal) => {
-          if (dead[ordinal] === 0) count++;
-        });
-    }
-    if (list) {
-      const chunks = list.chunks;
-      for (let index = 0; index < list.length; index++) if (dead[chunks[index]!] === 0) count++;
     }
     return count;
   }
@@ -798,110 +577,7 @@ export class Bm25Index {
   }
 
   private maybeCompact(): void {
-    const mainPostings = this.main.chunkOffsets.length;
-    const deltaDue = this.deltaPostings > DELTA_FLOOR && this.deltaPostings > mainPostings * this.compaction.deltaRatio;
-    const tombstonesDue = this.tombstones > TOMBSTONE_FLOOR && this.tombstones > this.slots * this.compaction.tombstoneRatio;
-    if (deltaDue || tombstonesDue) this.compact();
+    const counts = { mainPostings: this.main.chunkOffsets.length, deltaPostings: this.deltaPostings, tombstones: this.tombstones, slots: this.slots };
+    if (compactionDue(this.compaction, counts)) this.compact();
   }
-
-  /**
-   * Counts a chunk's terms into `scratchTermIds` / `scratchFrequencies` (packed: text count in the
-   * low 16 bits, title count in the high 16), in first-seen order, and returns how many distinct
-   * terms it has. New terms enter the dictionary (harmless if the write is abandoned: a term without
-   * live postings is invisible and dropped at the next compaction).
-   */
-  private countTerms(textTerms: readonly string[], titleTerms: readonly string[]): number {
-    const capacity = textTerms.length + titleTerms.length;
-    if (this.scratchTermIds.length < capacity) {
-      this.scratchTermIds = new Uint32Array(Math.max(capacity, this.scratchTermIds.length * 2));
-      this.scratchFrequencies = new Uint32Array(this.scratchTermIds.length);
-    }
-    const ids = this.scratchTermIds;
-    let distinct = 0;
-    for (let field = 0; field < 2; field++) {
-      const terms = field === 0 ? textTerms : titleTerms;
-      for (let index = 0; index < terms.length; index++) {
-        const term = terms[index]!;
-        let termId = this.dictionary.get(term);
-        if (termId === undefined) {
-          termId = this.terms.length;
-          this.dictionary.set(term, termId);
-          this.terms.push(term);
-          if (termId >= this.termCounts.length) this.termCounts = growUint32(this.termCounts, termId + 1);
-        }
-        const packed = this.termCounts[termId]!;
-        if (packed === 0) ids[distinct++] = termId;
-        if (field === 0) {
-          if ((packed & TEXT_MASK) < SATURATED) this.termCounts[termId] = packed + 1;
-        } else if (packed >>> 16 < SATURATED) {
-          this.termCounts[termId] = packed + TITLE_UNIT;
-        }
-      }
-    }
-    const frequencies = this.scratchFrequencies;
-    for (let index = 0; index < distinct; index++) {
-      frequencies[index] = this.termCounts[ids[index]!]!;
-      this.termCounts[ids[index]!] = 0;
-    }
-    return distinct;
-  }
-}
-
-/** Sorts `chunks[start, end)` ascending, moving `frequencies` along (insertion sort when nearly sorted). */
-function sortPostingRange(chunks: Uint32Array, frequencies: Uint32Array, start: number, end: number): void {
-  let sorted = true;
-  for (let index = start + 1; index < end; index++) {
-    if (chunks[index - 1]! > chunks[index]!) {
-      sorted = false;
-      break;
-    }
-  }
-  if (sorted) return;
-  const pairs: Array<[number, number]> = [];
-  for (let index = start; index < end; index++) pairs.push([chunks[index]!, frequencies[index]!]);
-  pairs.sort((a, b) => a[0] - b[0]);
-  for (let index = 0; index < pairs.length; index++) {
-    chunks[start + index] = pairs[index]![0];
-    frequencies[start + index] = pairs[index]![1];
-  }
-}
-
-/**
- * Checks a snapshot read from untrusted JSON: lengths agree, offsets are non-decreasing and end at
- * the posting count, every posting names an existing chunk and a non-zero frequency, terms are
- * unique. Returns a description of the first problem, or undefined when the snapshot is sound.
- */
-export function validateSnapshot(snapshot: Bm25IndexSnapshot): string | undefined {
-  const count = snapshot.chunks.length;
-  if (snapshot.textLengths.length !== count) return `textLengths has ${snapshot.textLengths.length} entries for ${count} chunks`;
-  if (snapshot.titleLengths.length !== count) return `titleLengths has ${snapshot.titleLengths.length} entries for ${count} chunks`;
-  if (snapshot.offsets.length !== snapshot.terms.length + 1) return `offsets has ${snapshot.offsets.length} entries for ${snapshot.terms.length} terms`;
-  if (snapshot.postingChunks.length !== snapshot.postingFrequencies.length) return 'postingChunks and postingFrequencies differ in length';
-  if (snapshot.offsets[0] !== 0) return 'offsets must start at 0';
-  for (let term = 0; term < snapshot.terms.length; term++) {
-    if (snapshot.offsets[term + 1]! < snapshot.offsets[term]!) return `offsets decrease at term ${term}`;
-  }
-  if (snapshot.offsets[snapshot.terms.length] !== snapshot.postingChunks.length) return 'offsets do not end at the number of postings';
-  // One pass over the postings (a million-chunk index has ~10^8): each names an existing chunk with a
-  // non-zero frequency, and — search relies on it — each term's postings are in strictly increasing
-  // chunk order.
-  const postingChunks = snapshot.postingChunks;
-  const postingFrequencies = snapshot.postingFrequencies;
-  for (let term = 0; term < snapshot.terms.length; term++) {
-    let previous = -1;
-    for (let index = snapshot.offsets[term]!, end = snapshot.offsets[term + 1]!; index < end; index++) {
-      const chunk = postingChunks[index]!;
-      if (chunk >= count) return `posting ${index} names chunk ${chunk} of ${count}`;
-      if (postingFrequencies[index] === 0) return `posting ${index} has a zero frequency`;
-      if (chunk <= previous) return `postings of term ${JSON.stringify(snapshot.terms[term])} are not in increasing chunk order`;
-      previous = chunk;
-    }
-  }
-  if (new Set(snapshot.terms).size !== snapshot.terms.length) return 'terms are not unique';
-  const ids = new Set<string>();
-  for (const chunk of snapshot.chunks) {
-    if (ids.has(chunk.id)) return `chunk id ${JSON.stringify(chunk.id)} appears twice`;
-    ids.add(chunk.id);
-  }
-  return undefined;
 }

@@ -1,5 +1,6 @@
 export { KeywordRetriever, type KeywordRetrieverOptions, type KeywordRetrieverLoadOptions, type KeywordRetrieverJSON, type TextAnalyzer } from './keyword-retriever.js';
 export type { Bm25Parameters, Bm25IndexStats } from './bm25-index.js';
+export { bm25Contribution, chunkNorm, inverseDocumentFrequency, lengthNormalization, termWeight, type LengthNormalization } from './scoring.js';
 export { MetadataRetriever, restrict, chunkMatchesFilter, type MetadataRetrieverOptions } from './metadata-retriever.js';
 export { VectorRetriever, type VectorRetrieverOptions, type VectorIndexOptions, type FromLangChainOptions } from './vector-retriever.js';
 export { StoreTextRetriever, type StoreTextRetrieverOptions } from './store-text-retriever.js';

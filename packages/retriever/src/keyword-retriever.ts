@@ -17,7 +17,8 @@ import {
 } from '@zerda/types';
 import { readKeywordIndex, writeKeywordIndex } from './keyword-snapshot.js';
 import { decodeUint32, encodeUint32 } from './binary-encoding.js';
-import { Bm25Index, validateSnapshot, type AnalyzedChunk, type Bm25IndexStats, type Bm25Parameters, type WeightedTerm } from './bm25-index.js';
+import { Bm25Index, type AnalyzedChunk, type Bm25IndexStats, type Bm25Parameters, type WeightedTerm } from './bm25-index.js';
+import { validateSnapshot } from './bm25-snapshot.js';
 import { groupByDocument, neighborsIn } from './neighbors.js';
 import { WriteQueue, yieldToEventLoop } from './write-queue.js';
 import {

@@ -10,7 +10,7 @@ import {
   type SnapshotReader,
   type SnapshotWriter,
 } from '@zerda/types';
-import { validateSnapshot, type Bm25IndexSnapshot } from './bm25-index.js';
+import { validateSnapshot, type Bm25IndexSnapshot } from './bm25-snapshot.js';
 
 /**
  * The binary form of a keyword index (the arrays of `Bm25Index.snapshot()`), one file each:

@@ -1,7 +1,7 @@
 import type { TopK } from '@zerda/types';
 import { exceptionAt, packedAt, packedFrequency, type MainSegment, type PostingList } from './postings.js';
 import { UNCLASSED } from './length-classes.js';
-import { SAFETY, contributionBound, type LengthNormalization } from './scoring.js';
+import { SAFETY, bm25Contribution, chunkNorm, contributionBound, type LengthNormalization } from './scoring.js';
 
 /**
  * Exact top-k BM25 search over the segments of {@link Bm25Index}: block-max MaxScore in windows of
@@ -230,8 +230,7 @@ function gallop(values: Uint16Array | Uint32Array, position: number, end: number
 function normOf(input: SearchInput, ordinal: number): number {
   const lengthClass = input.lengthClasses[ordinal]!;
   if (lengthClass !== UNCLASSED) return input.classNorms[lengthClass]!;
-  const { lengthFree, lengthScale } = input.normalization;
-  return lengthFree + lengthScale * (input.textLengths[ordinal]! + input.titleWeight * input.titleLengths[ordinal]!);
+  return chunkNorm(input.normalization, input.textLengths[ordinal]!, input.titleLengths[ordinal]!, input.titleWeight);
 }
 
 /** Scores the delta segment exhaustively, term at a time. */
@@ -253,7 +252,7 @@ function searchDelta(input: SearchInput, terms: readonly QueryTerm[], scratch: S
       if (!(frequency > 0)) continue;
       const slot = ordinal - mainSlots;
       if (accumulator[slot] === 0) touched[touchedCount++] = slot;
-      accumulator[slot]! += (weight * frequency) / (frequency + normOf(input, ordinal));
+      accumulator[slot]! += bm25Contribution(weight, frequency, normOf(input, ordinal));
     }
   }
   try {
@@ -385,7 +384,7 @@ function scoreTerm(input: SearchInput, scratch: SearchScratch, index: number, lo
         if (!(frequency > 0)) continue;
         const lengthClass = lengthClasses[base + offset]!;
         const norm = lengthClass !== UNCLASSED ? classNorms[lengthClass]! : normOf(input, base + offset);
-        accumulator[slot]! += (weight * frequency) / (frequency + norm);
+        accumulator[slot]! += bm25Contribution(weight, frequency, norm);
       }
     } else {
       const rest = mode === MARK_ABOVE ? scratch.suffix[index + 1]! : Infinity;
@@ -401,7 +400,7 @@ function scoreTerm(input: SearchInput, scratch: SearchScratch, index: number, lo
         const slot = ordinal - low;
         const lengthClass = lengthClasses[ordinal]!;
         const norm = lengthClass !== UNCLASSED ? classNorms[lengthClass]! : normOf(input, ordinal);
-        const contribution = (weight * frequency) / (frequency + norm);
+        const contribution = bm25Contribution(weight, frequency, norm);
         const word = slot >>> 5;
         const bit = 1 << (slot & 31);
         if ((touched[word]! & bit) === 0) {
@@ -499,7 +498,7 @@ function probeTerm(input: SearchInput, scratch: SearchScratch, index: number, lo
       if (position < end && offsets[position] === target) {
         const code = codes[position]!;
         const frequency = code !== 0 ? frequencies[code]! : packedFrequency(exceptionAt(segment, position), titleWeight);
-        if (frequency > 0) accumulator[slot]! += (weight * frequency) / (frequency + normOf(input, ordinal));
+        if (frequency > 0) accumulator[slot]! += bm25Contribution(weight, frequency, normOf(input, ordinal));
       }
     }
     if ((accumulator[slot]! + rest) * SAFETY < threshold) {

@@ -25,6 +25,27 @@ export function inverseDocumentFrequency(live: number, documentFrequency: number
   return Math.log(1 + (live - documentFrequency + 0.5) / (documentFrequency + 0.5));
 }
 
+/**
+ * A posting's contribution to its chunk's score: (w · tf) / (tf + norm), with `weight` w = idf ·
+ * query count · (k1 + 1), `frequency` tf = text count + titleWeight · title count and `norm` the
+ * chunk's {@link chunkNorm}. The one definition of BM25's per-posting term: every scorer, the
+ * pruned loops of `pruning.ts` included, calls it (V8 inlines it; measured, see the
+ * `bm25-formula` changeset), and a backend's copy (pgvector's SQL) is tested against it.
+ */
+export function bm25Contribution(weight: number, frequency: number, norm: number): number {
+  return (weight * frequency) / (frequency + norm);
+}
+
+/** A query term's weight w = idf · (count in the query) · (k1 + 1). */
+export function termWeight(idf: number, queryCount: number, k1: number): number {
+  return idf * queryCount * (k1 + 1);
+}
+
+/** A chunk's length normalisation: lengthFree + lengthScale · (text length + titleWeight · title length). */
+export function chunkNorm(normalization: LengthNormalization, textLength: number, titleLength: number, titleWeight: number): number {
+  return normalization.lengthFree + normalization.lengthScale * (textLength + titleWeight * titleLength);
+}
+
 /** The two constants of the length normalisation: norm = lengthFree + lengthScale · length. */
 export interface LengthNormalization {
   lengthFree: number;
@@ -37,8 +58,7 @@ export function lengthNormalization(parameters: Bm25Parameters, averageLength: n
 
 /** Fills `norms[0 .. count)` with each chunk's length normalisation. */
 export function fillNorms(norms: Float64Array, count: number, textLengths: Uint32Array, titleLengths: Uint32Array, titleWeight: number, normalization: LengthNormalization): void {
-  const { lengthFree, lengthScale } = normalization;
-  for (let ordinal = 0; ordinal < count; ordinal++) norms[ordinal] = lengthFree + lengthScale * (textLengths[ordinal]! + titleWeight * titleLengths[ordinal]!);
+  for (let ordinal = 0; ordinal < count; ordinal++) norms[ordinal] = chunkNorm(normalization, textLengths[ordinal]!, titleLengths[ordinal]!, titleWeight);
 }
 
 /**
@@ -50,7 +70,7 @@ export function fillNorms(norms: Float64Array, count: number, textLengths: Uint3
 export function contributionBound(weight: number, maxText: number, maxTitle: number, minTextLength: number, minTitleLength: number, titleWeight: number, normalization: LengthNormalization): number {
   const frequency = maxText + titleWeight * maxTitle;
   if (!(frequency > 0)) return 0;
-  return (weight * frequency) / (frequency + normalization.lengthFree + normalization.lengthScale * (minTextLength + titleWeight * minTitleLength));
+  return bm25Contribution(weight, frequency, chunkNorm(normalization, minTextLength, minTitleLength, titleWeight));
 }
 
 /**
@@ -64,6 +84,13 @@ export interface BlockImpacts {
   parameters: Readonly<Bm25Parameters>;
   averageLength: number;
   values: Float32Array;
+}
+
+/** The exact block bounds of `impacts` when they hold for these parameters and this average length. */
+export function impactValuesFor(impacts: BlockImpacts | undefined, parameters: Bm25Parameters, averageLength: number): Float32Array | undefined {
+  if (!impacts || averageLength > impacts.averageLength) return undefined;
+  const reference = impacts.parameters;
+  return reference.k1 === parameters.k1 && reference.b === parameters.b && reference.titleWeight === parameters.titleWeight ? impacts.values : undefined;
 }
 
 const ROUNDING = new Float32Array(1);
@@ -88,7 +115,7 @@ export function computeBlockImpacts(
   parameters: Bm25Parameters,
   averageLength: number,
 ): BlockImpacts {
-  const { lengthFree, lengthScale } = lengthNormalization(parameters, averageLength);
+  const normalization = lengthNormalization(parameters, averageLength);
   const { titleWeight } = parameters;
   const values = new Float32Array(blocks.count);
   const { starts, bases, offsets } = blocks;
@@ -99,7 +126,8 @@ export function computeBlockImpacts(
       const frequency = frequencyOf(position);
       if (!(frequency > 0)) continue;
       const ordinal = base + offsets[position]!;
-      const share = frequency / (frequency + lengthFree + lengthScale * (textLengths[ordinal]! + titleWeight * titleLengths[ordinal]!));
+      // The contribution of a posting of weight 1.
+      const share = bm25Contribution(1, frequency, chunkNorm(normalization, textLengths[ordinal]!, titleLengths[ordinal]!, titleWeight));
       if (share > best) best = share;
     }
     values[block] = float32AtLeast(best);
