@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { metadataSchema, type Metadata } from './json.js';
 import { parseOrThrow } from './validation.js';
 import { invalidArgument } from './errors.js';
-import { validateEmbedding } from './vector-store.js';
+import { validateEmbedding } from './embedding.js';
 
 /** An embedding vector. Stores keep `Float32Array`s; users may pass plain arrays. */
 export type Embedding = Float32Array | number[];

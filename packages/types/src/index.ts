@@ -2,6 +2,7 @@ export * from './errors.js';
 export * from './validation.js';
 export * from './bounds.js';
 export * from './json.js';
+export * from './embedding.js';
 export * from './chunk.js';
 export * from './filter.js';
 export * from './filter-pushdown.js';
