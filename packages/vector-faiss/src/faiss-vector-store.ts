@@ -1,64 +1,11 @@
-import {
-  compareSearchHits,
-  cosineSimilarity,
-  createError,
-  invalidArgument,
-  matchesFilter,
-  similarityFromDistance,
-  toDocumentChunks,
-  validateEmbedding,
-  validateIdList,
-  validateSearchOptions,
-  type DocumentChunk,
-  type Embedding,
-  type VectorMetric,
-  type VectorSearchHit,
-  type VectorSearchOptions,
-  type VectorStore,
-  type VectorStoreCapabilities,
-  checkInteger,
-} from '@zerda/types';
+import { checkInteger, compareSearchHits, cosineSimilarity, createError, invalidArgument, matchesFilter, type DocumentChunk, type Embedding, type MetadataFilter, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
+import { VectorStoreBase, similarityFrom, type QueryHit, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
 import type { Index as FaissIndex } from 'faiss-node';
 import { loadFaiss } from './faiss-loader.js';
-import { readStoreFile, writeStoreFile, type StoreFileContents } from './store-file.js';
+import { parseFaissOptions, type FaissIndexType, type FaissSearchOptions, type FaissVectorStoreOptions } from './faiss-options.js';
+import { readStoreFile, writeStoreFile, type StoreFileContents } from './faiss-snapshot.js';
 
-/** The FAISS index kinds this store builds. */
-export type FaissIndexType = 'flat' | 'hnsw';
-
-/** Options of {@link FaissVectorStore}. */
-export interface FaissVectorStoreOptions {
-  /** Similarity: `cosine` (vectors normalised, inner product), `ip` or `l2`. Default `cosine`. */
-  metric?: VectorMetric;
-  /** Embedding dimension; otherwise the first added vector decides. */
-  dimensions?: number;
-  /** `flat` (exact; default) or `hnsw` (approximate, for large stores). */
-  index?: FaissIndexType;
-  /**
-   * HNSW settings: `m` links per node (default 32); `efConstruction`, the candidate list while
-   * inserting (default 200); `efSearch`, the candidate list a search explores (default 256, as in
-   * @zerda/vector-hnswlib; 128 gave recall@10 0.944 at 100k on @zerda/bench's GloVe vectors).
-   * faiss-node has no setter for the last two; see
-   * {@link FaissVectorStore.hnswParameters}.
-   */
-  hnsw?: { m?: number; efConstruction?: number; efSearch?: number };
-  /** The file `save()` writes and `FaissVectorStore.load` reads when no path is given. */
-  path?: string;
-  /** First over-fetch factor for filtered searches answered by FAISS. Default 4. */
-  overFetch?: number;
-  /** When a filter keeps at most this share of the chunks, they are scored exactly instead of searched. Default 0.1. */
-  exactFilterShare?: number;
-  /** HNSW: rebuild the index when deleted entries exceed this share of it (`false`: only on `compact()`). Default 0.25. */
-  autoCompact?: number | false;
-}
-
-/** Search knobs besides `k` and `filter`. */
-export interface FaissSearchOptions extends VectorSearchOptions {
-  /**
-   * How many candidates to ask FAISS for (at least `k`; the best `k` that pass are returned). The
-   * graph walk itself explores the index's `efSearch`, fixed when the index is created.
-   */
-  efSearch?: number;
-}
+export type { FaissIndexType, FaissSearchOptions, FaissVectorStoreOptions } from './faiss-options.js';
 
 interface Entry {
   chunk: DocumentChunk;
@@ -70,15 +17,6 @@ interface Entry {
 /** FAISS's own HNSW defaults (faiss/impl/HNSW.h), in effect when they cannot be changed. */
 const FAISS_DEFAULT_EF_CONSTRUCTION = 40;
 const FAISS_DEFAULT_EF_SEARCH = 16;
-
-const OPTION_KEYS = new Set(['metric', 'dimensions', 'index', 'hnsw', 'path', 'overFetch', 'exactFilterShare', 'autoCompact']);
-const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
-
-
-function checkShare(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) throw invalidArgument(field, 'a number from 0 to 1', value);
-  return value;
-}
 
 function normalized(vector: Float32Array): Float32Array {
   let norm = 0;
@@ -121,16 +59,11 @@ function withoutEmbedding(chunk: DocumentChunk): DocumentChunk {
  * chunks is answered by scoring those chunks exactly; otherwise FAISS is asked for more
  * candidates than `k` (growing until `k` matches are found, or the whole index was searched).
  */
-export class FaissVectorStore implements VectorStore {
-  readonly specificationVersion = 'v1' as const;
-  readonly name = 'faiss';
-  readonly metric: VectorMetric;
-  readonly capabilities: VectorStoreCapabilities = Object.freeze({ persistence: true, nativeFilter: false, textSearch: false, embeds: false });
+export class FaissVectorStore extends VectorStoreBase {
   /** `flat` or `hnsw`. */
   readonly indexType: FaissIndexType;
 
   private readonly faiss = loadFaiss();
-  private dimensionsValue: number | undefined;
   private readonly m: number;
   private readonly efConstruction: number;
   private readonly efSearch: number;
@@ -146,33 +79,24 @@ export class FaissVectorStore implements VectorStore {
   private deleted = 0;
 
   constructor(options: FaissVectorStoreOptions = {}) {
-    if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
-    for (const key of Object.keys(options)) {
-      if (!OPTION_KEYS.has(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${[...OPTION_KEYS].join(', ')})`, `unknown key "${key}"`);
-    }
-    if (options.metric !== undefined && !METRICS.includes(options.metric)) throw invalidArgument('options.metric', 'one of "cosine", "ip", "l2"', options.metric);
-    this.metric = options.metric ?? 'cosine';
-    if (options.index !== undefined && options.index !== 'flat' && options.index !== 'hnsw') throw invalidArgument('options.index', 'one of "flat", "hnsw"', options.index);
-    this.indexType = options.index ?? 'flat';
-    this.dimensionsValue = options.dimensions === undefined ? undefined : checkInteger(options.dimensions, 'options.dimensions', 1, 65_536);
-    const hnsw = options.hnsw ?? {};
-    if (hnsw === null || typeof hnsw !== 'object') throw invalidArgument('options.hnsw', 'an object { m, efConstruction, efSearch }', hnsw);
-    for (const key of Object.keys(hnsw)) {
-      if (!['m', 'efConstruction', 'efSearch'].includes(key)) throw invalidArgument(`options.hnsw.${key}`, 'one of m, efConstruction, efSearch', `unknown key "${key}"`);
-    }
-    this.m = hnsw.m === undefined ? 32 : checkInteger(hnsw.m, 'options.hnsw.m', 2, 256);
-    this.efConstruction = hnsw.efConstruction === undefined ? 200 : checkInteger(hnsw.efConstruction, 'options.hnsw.efConstruction', 1, 100_000);
-    this.efSearch = hnsw.efSearch === undefined ? 256 : checkInteger(hnsw.efSearch, 'options.hnsw.efSearch', 1, 100_000);
-    if (options.path !== undefined && (typeof options.path !== 'string' || options.path.length === 0)) throw invalidArgument('options.path', 'a file path', options.path);
-    this.path = options.path;
-    this.overFetch = options.overFetch === undefined ? 4 : checkInteger(options.overFetch, 'options.overFetch', 1, 1000);
-    this.exactFilterShare = options.exactFilterShare === undefined ? 0.1 : checkShare(options.exactFilterShare, 'options.exactFilterShare');
-    this.autoCompact = options.autoCompact === undefined ? 0.25 : options.autoCompact === false ? false : checkShare(options.autoCompact, 'options.autoCompact');
-  }
-
-  /** The vector dimension: from the options or set by the first added vector. */
-  get dimensions(): number | undefined {
-    return this.dimensionsValue;
+    const parsed = parseFaissOptions(options);
+    super({
+      name: 'faiss',
+      metric: parsed.metric,
+      dimensions: parsed.dimensions,
+      capabilities: { persistence: true, nativeFilter: false, textSearch: false },
+      // FAISS reports the inner product (of unit vectors, for cosine) and the squared l2 distance.
+      distance: 'similarity',
+      searchOptions: ['efSearch'],
+    });
+    this.indexType = parsed.indexType;
+    this.m = parsed.m;
+    this.efConstruction = parsed.efConstruction;
+    this.efSearch = parsed.efSearch;
+    this.path = parsed.path;
+    this.overFetch = parsed.overFetch;
+    this.exactFilterShare = parsed.exactFilterShare;
+    this.autoCompact = parsed.autoCompact;
   }
 
   /** Labels FAISS holds that belong to deleted chunks (HNSW only; `compact()` drops them). */
@@ -290,25 +214,11 @@ export class FaissVectorStore implements VectorStore {
   }
 
   /**
-   * Adds or replaces chunks (each needs an `embedding`). The whole call is validated before the
-   * index changes; a replaced chunk's old vector is removed (flat) or marked deleted (HNSW).
+   * Writes a validated batch: a replaced chunk's old vector is removed (flat) or marked deleted (HNSW).
    */
-  async add(chunks: DocumentChunk[]): Promise<void> {
-    const validated = toDocumentChunks(chunks, 'chunks');
-    if (validated.length === 0) return;
-    let dimensions = this.dimensionsValue;
-    const incoming: Entry[] = [];
-    for (let i = 0; i < validated.length; i++) {
-      const chunk = validated[i]!;
-      if (chunk.embedding === undefined) {
-        throw createError('ZERDA_INVALID_EMBEDDING', { field: `chunks[${i}].embedding`, expected: 'an embedding (this store does not embed text)', received: 'undefined' });
-      }
-      const vector = Float32Array.from(validateEmbedding(chunk.embedding, `chunks[${i}].embedding`, dimensions));
-      dimensions ??= vector.length;
-      incoming.push({ chunk: withoutEmbedding(chunk), vector, label: -1 });
-    }
-    this.dimensionsValue = dimensions;
-    this.index ??= this.newIndex(dimensions!);
+  protected async doUpsert(records: VectorRecord[]): Promise<void> {
+    const incoming: Entry[] = records.map(({ chunk, vector }) => ({ chunk: withoutEmbedding(chunk), vector: Float32Array.from(vector), label: -1 }));
+    this.index ??= this.newIndex(this.dimensionsValue!);
     const replaced = incoming.flatMap((entry) => {
       const old = this.entries.get(entry.chunk.id);
       return old ? [old.label] : [];
@@ -319,21 +229,15 @@ export class FaissVectorStore implements VectorStore {
     this.maybeCompact();
   }
 
+  /** The similarity of a stored vector, scored exactly (as FAISS would report it, then converted). */
   private score(query: Float32Array, vector: Float32Array): number {
-    switch (this.metric) {
-      case 'cosine':
-        return cosineSimilarity(query, vector);
-      case 'ip':
-        return dot(query, vector);
-      case 'l2':
-        return similarityFromDistance('l2', squaredDistance(query, vector), { squared: true });
-    }
+    if (this.metric === 'cosine') return cosineSimilarity(query, vector);
+    return this.toSimilarity(this.metric === 'ip' ? dot(query, vector) : squaredDistance(query, vector));
   }
 
+  /** FAISS reports the inner product (of unit vectors, for cosine) and the squared l2 distance. */
   private toSimilarity(distance: number): number {
-    if (this.metric === 'l2') return similarityFromDistance('l2', distance, { squared: true });
-    // FAISS reports the inner product itself (of unit vectors, for cosine).
-    return this.metric === 'cosine' ? Math.max(-1, Math.min(1, distance)) : distance;
+    return similarityFrom(this.metric, 'similarity', distance);
   }
 
   private hit(entry: Entry, score: number): VectorSearchHit {
@@ -357,11 +261,18 @@ export class FaissVectorStore implements VectorStore {
    * are exact; an HNSW graph walk explores the index's `efSearch` candidates. Deleted HNSW labels and chunks the
    * filter rejects are skipped, with more candidates fetched until `k` remain.
    */
-  async search(vector: Embedding, options: FaissSearchOptions): Promise<VectorSearchHit[]> {
-    const { k, filter } = validateSearchOptions(options, ['efSearch']);
-    const candidates = options.efSearch === undefined ? undefined : checkInteger(options.efSearch, 'options.efSearch', 1, 100_000);
-    const query = validateEmbedding(vector, 'vector', this.dimensionsValue);
-    if (k === 0 || !this.index || this.entries.size === 0) return [];
+  override search(vector: Embedding, options: FaissSearchOptions): Promise<VectorSearchHit[]> {
+    return super.search(vector, options);
+  }
+
+  protected override checkSearchOptions(options: VectorSearchOptions): void {
+    if (options.efSearch !== undefined) checkInteger(options.efSearch, 'options.efSearch', 1, 100_000);
+  }
+
+  /** FAISS has no metadata: the filter is evaluated here, on the candidates FAISS returns. */
+  protected async doQuery({ vector: query, limit: k, filter, options }: VectorQuery<MetadataFilter>): Promise<QueryHit[]> {
+    const candidates = options.efSearch as number | undefined;
+    if (!this.index || this.entries.size === 0) return [];
     const exactly = (entries: Iterable<Entry>): VectorSearchHit[] =>
       [...entries]
         .map((entry) => this.hit(entry, this.score(query, entry.vector)))
@@ -397,11 +308,12 @@ export class FaissVectorStore implements VectorStore {
     }
   }
 
-  /** Deletes chunks by id (unknown ids are ignored). */
-  async delete(ids: string[]): Promise<void> {
-    const wanted = validateIdList(ids, 'ids');
+  /** Deletes by id, or every chunk of the listed documents (unknown ones are ignored). */
+  protected async doDelete(key: 'id' | 'docId', values: string[]): Promise<void> {
+    const documents = key === 'docId' ? new Set(values) : undefined;
+    const ids = documents ? [...this.entries.values()].filter((entry) => documents.has(entry.chunk.docId)).map((entry) => entry.chunk.id) : values;
     const labels: number[] = [];
-    for (const id of new Set(wanted)) {
+    for (const id of ids) {
       const entry = this.entries.get(id);
       if (!entry) continue;
       labels.push(entry.label);
@@ -412,28 +324,20 @@ export class FaissVectorStore implements VectorStore {
     this.maybeCompact();
   }
 
-  /** Deletes every chunk of the given documents. */
-  async deleteByDocIds(docIds: string[]): Promise<void> {
-    const documents = new Set(validateIdList(docIds, 'docIds'));
-    if (documents.size === 0) return;
-    await this.delete([...this.entries.values()].filter((entry) => documents.has(entry.chunk.docId)).map((entry) => entry.chunk.id));
-  }
-
-  /** Fetches chunks by id (with their embeddings), in the order asked; missing ids are skipped. */
-  async get(ids: string[]): Promise<DocumentChunk[]> {
-    return validateIdList(ids, 'ids').flatMap((id) => {
+  /** Chunks with their embeddings. */
+  protected override async doFetch(ids: string[]): Promise<DocumentChunk[]> {
+    return ids.flatMap((id) => {
       const entry = this.entries.get(id);
       return entry ? [this.hit(entry, 0).chunk] : [];
     });
   }
 
-  /** Number of stored chunks. */
-  async count(): Promise<number> {
+  protected async doCount(): Promise<number> {
     return this.entries.size;
   }
 
   /** Removes every chunk; the dimension stays. */
-  async clear(): Promise<void> {
+  protected override async doClear(): Promise<void> {
     this.entries.clear();
     this.labels = [];
     this.deleted = 0;
@@ -463,7 +367,8 @@ export class FaissVectorStore implements VectorStore {
   async save(path?: string): Promise<void> {
     const target = path ?? this.path;
     if (typeof target !== 'string' || target.length === 0) throw invalidArgument('path', 'a file path (or options.path)', target);
-    await writeStoreFile(target, this.contents());
+    // In the write queue: the file holds every write issued before the call.
+    await this.writes.run(() => writeStoreFile(target, this.contents()));
   }
 
   /** Reads a store written by `save` (checksum, format version and index size are verified). */
