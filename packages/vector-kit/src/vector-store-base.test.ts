@@ -109,6 +109,11 @@ describe('VectorStoreBase', () => {
     await expect(store.get(['a'])).rejects.toMatchObject({ code: 'ZERDA_UNSUPPORTED' });
     store.close();
     await expect(store.count()).rejects.toMatchObject({ code: 'ZERDA_NOT_READY' });
-    expect(() => store.add(chunks(1))).toThrow(expect.objectContaining({ code: 'ZERDA_NOT_READY' }));
+    // Rejected promises, never synchronous throws: `store.add(x).catch(…)` must catch it.
+    for (const call of [() => store.add(chunks(1)), () => store.clear(), () => store.delete([1 as never]), () => store.search([1, 0], { k: 1 })]) {
+      let promise: Promise<unknown> | undefined;
+      expect(() => (promise = call())).not.toThrow();
+      await expect(promise).rejects.toMatchObject({ code: expect.stringMatching(/ZERDA_NOT_READY|ZERDA_INVALID_ARGUMENT/) });
+    }
   });
 });

@@ -230,7 +230,7 @@ export abstract class VectorStoreBase<F = MetadataFilter, R = VectorRecord> impl
     }
   }
 
-  /** Marks the store closed: every later call fails with ZERDA_NOT_READY. */
+  /** Marks the store closed: every later call rejects with ZERDA_NOT_READY (every public method is async: it never throws synchronously). */
   protected markClosed(): void {
     this.closed = true;
   }
@@ -251,7 +251,7 @@ export abstract class VectorStoreBase<F = MetadataFilter, R = VectorRecord> impl
    * embeddings (computed by the embedder when there is one) and their dimension, text the backend
    * can store, the adapter's own record checks — then written batch by batch in the write queue.
    */
-  add(chunks: DocumentChunk[]): Promise<void> {
+  async add(chunks: DocumentChunk[]): Promise<void> {
     this.assertOpen();
     return this.writes.run(async () => {
       const validated = validateChunks(chunks);
@@ -321,12 +321,12 @@ export abstract class VectorStoreBase<F = MetadataFilter, R = VectorRecord> impl
   }
 
   /** Deletes chunks by id; unknown ids are ignored. */
-  delete(ids: string[]): Promise<void> {
+  async delete(ids: string[]): Promise<void> {
     return this.deleteBy('id', validateIdList(ids, 'ids'), 'delete');
   }
 
   /** Deletes every chunk of the given documents. */
-  deleteByDocIds(docIds: string[]): Promise<void> {
+  async deleteByDocIds(docIds: string[]): Promise<void> {
     return this.deleteBy('docId', validateIdList(docIds, 'docIds'), 'deleteByDocIds');
   }
 
@@ -366,7 +366,7 @@ export abstract class VectorStoreBase<F = MetadataFilter, R = VectorRecord> impl
   }
 
   /** Removes every chunk (`doClear`, or deleting every listed id). */
-  clear(): Promise<void> {
+  async clear(): Promise<void> {
     this.assertOpen();
     return this.writes.run(async () => {
       if (!(await this.prepare())) return;
@@ -378,14 +378,14 @@ export abstract class VectorStoreBase<F = MetadataFilter, R = VectorRecord> impl
   }
 
   /** Writes the whole store into a snapshot, in the write queue (for adapters declaring `capabilities.snapshot`). */
-  protected snapshotTo(writer: SnapshotWriter): Promise<void> {
+  protected async snapshotTo(writer: SnapshotWriter): Promise<void> {
     this.assertOpen();
     if (!this.doWriteSnapshot) throw createError('ZERDA_UNSUPPORTED', { operation: 'writeSnapshot', component: `this ${this.name} store`, reason: 'it keeps no snapshot' });
     return this.writes.run(() => this.doWriteSnapshot!(writer));
   }
 
   /** Restores a snapshot into this store, which must be empty, in the write queue. */
-  protected restoreFrom(reader: SnapshotReader): Promise<void> {
+  protected async restoreFrom(reader: SnapshotReader): Promise<void> {
     this.assertOpen();
     if (!this.doReadSnapshot) throw createError('ZERDA_UNSUPPORTED', { operation: 'readSnapshot', component: `this ${this.name} store`, reason: 'it keeps no snapshot' });
     return this.writes.run(async () => {
