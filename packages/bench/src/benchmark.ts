@@ -1,24 +1,23 @@
 import { recallAgainst } from './statistics.js';
-import type { MergedRun } from './merge.js';
 import { join } from 'node:path';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, answerDepth, answeredQueries, heldOutName, naiveAnswerRate, oracleRateAt, oracleRates, type SplitGroup } from './answer-context.js';
-import { auditContext, packNaively, summarizeAudits, type ContextQuality } from './context-metrics.js';
+import { auditContext, packNaively, summarizeAudits } from './context-metrics.js';
 import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset, type SliceOptions } from './datasets.js';
 import { executeJob } from './job-runner.js';
 import { VECTOR_BACKENDS, type EngineResult, type EngineVariant, type Job, type RetrievalResult, type ScaleConfiguration, type ScaleResult, type VectorBackend, type VectorResult } from './jobs.js';
-import { machineInfo, type MachineInfo } from './machine.js';
+import { machineInfo } from './machine.js';
 import { SYSTEM_IDS, SYSTEM_INFO, type SystemId } from './systems/registry.js';
 import { documentContent } from './systems/search-system.js';
-import { evaluateTargets, type TargetVerdict } from './targets.js';
+import { evaluateTargets } from './targets.js';
+import { SECTIONS, type BenchmarkReport, type BenchmarkVariant, type NaiveAnswerRow, type NaivePackingResult, type Section } from './report-shape.js';
 
-export type Section = 'retrieval' | 'context' | 'scale' | 'vectors';
-export const SECTIONS: readonly Section[] = ['retrieval', 'context', 'scale', 'vectors'];
+export { SECTIONS, type BenchmarkReport, type BenchmarkVariant, type DatasetSummary, type NaiveAnswerRow, type NaivePackingResult, type Section, type VectorRow } from './report-shape.js';
 
 /** Everything a run can be told. {@link benchmarkPreset} fills the full and quick variants. */
 export interface BenchmarkOptions {
-  variant: 'full' | 'quick' | 'custom';
+  variant: BenchmarkVariant;
   /** Folder of datasets (default `$ZERDA_DATASETS`, else `shared/datasets` beside the repository). */
   datasetsDirectory?: string;
   /** Only these dataset folders (default: every folder in the BEIR layout). */
@@ -89,69 +88,6 @@ export function benchmarkPreset(variant: 'full' | 'quick'): BenchmarkOptions {
     log: (line) => process.stderr.write(`${line}\n`),
     command: 'node dist/cli.js',
   };
-}
-
-/** answer-in-context of naive packing of one system's top 10 (or, for `oracle`, the ceiling) at one budget and split. */
-export interface NaiveAnswerRow {
-  dataset: string;
-  /**
-   * A system, or `oracle`: the answer appears anywhere in zerda's BM25 top 10 (`budget` 0, `unit`
-   * 'all'; `top1` beside it), and per budget the ceiling of `oracleRateAt` (unit and budget set).
-   */
-  system: SystemId | 'oracle';
-  split: SplitGroup;
-  splitName: string;
-  unit: 'chars' | 'tokens' | 'all';
-  budget: number;
-  queries: number;
-  rate: number;
-  /** For the oracle: the answer is in the first document alone. */
-  top1?: number;
-}
-
-/** A dataset as measured: its name, language and sizes (after slicing). */
-export interface DatasetSummary {
-  name: string;
-  language: string;
-  documents: number;
-  queries: number;
-  full: { documents: number; queries: number };
-}
-
-/** Naive packing of one system's top 10 at one budget. */
-export interface NaivePackingResult {
-  dataset: string;
-  system: SystemId;
-  budget: number;
-  unit: 'chars' | 'tokens';
-  quality: ContextQuality;
-}
-
-/** A vector-store row with its recall against exact search. */
-export type VectorRow = Omit<VectorResult, 'ids'> & { recallAt10?: number };
-
-/** Everything a run measured; `bench-results/results.json` holds it. */
-export interface BenchmarkReport {
-  date: string;
-  /** Sections still to run when this report was written (empty when the run finished). */
-  pending: Section[];
-  variant: BenchmarkOptions['variant'];
-  command: string;
-  machine: MachineInfo;
-  durationSeconds: number;
-  sectionSeconds: Partial<Record<Section, number>>;
-  settings: { slice: SliceOptions; budgets: number[]; tokenBudgets: number[]; tokenQueries: number; answerBudgets?: number[]; answerTokenBudgets?: number[]; depth: number; scaleQueries: number; vectorQueries: number; seed: number; warmup: number; isolate: boolean };
-  datasets: DatasetSummary[];
-  retrieval: Array<Omit<RetrievalResult, 'run'>>;
-  engine: EngineResult[];
-  naive: NaivePackingResult[];
-  /** answer-in-context of naive packing per system, and the oracle, per split (datasets with answers). */
-  naiveAnswers: NaiveAnswerRow[];
-  scale: ScaleResult[];
-  vectors: VectorRow[];
-  targets: TargetVerdict[];
-  /** Sections taken from other runs (`--render --merge`), with where they came from. */
-  mergedFrom?: MergedRun[];
 }
 
 function format(value: number | undefined, digits = 3): string {

@@ -1,14 +1,7 @@
-import type { BenchmarkReport, Section } from './benchmark.js';
+import type { BenchmarkReport, Section } from './report-shape.js';
 
 /** Where the sections of a merged report came from (`--render A.json --merge B.json`). */
-export interface MergedRun {
-  /** The sections taken from that run (`retrieval + context` for the two that run together). */
-  sections: string[];
-  date: string;
-  command: string;
-  durationSeconds: number;
-  loadAverageAtStart: number;
-}
+export type { MergedRun } from './report-shape.js';
 
 /**
  * `base` with every section `other` ran taken from `other` (retrieval and context go together: the

@@ -1,14 +1,9 @@
-import type { BenchmarkReport } from './benchmark.js';
+import type { BenchmarkReport, TargetVerdict } from './report-shape.js';
 import { SYSTEM_INFO } from './systems/registry.js';
 import { growthExponent } from './statistics.js';
 
 /** One of the project's targets and whether this run met it. */
-export interface TargetVerdict {
-  target: string;
-  /** `true` met, `false` missed, `undefined` not measured in this run. */
-  met: boolean | undefined;
-  evidence: string;
-}
+export type { TargetVerdict } from './report-shape.js';
 
 const percent = (value: number): string => `${(value * 100).toFixed(1)}`;
 
