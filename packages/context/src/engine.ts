@@ -1,12 +1,10 @@
 import {
   AdaptiveLearningSystem,
   ChunkFilter,
-  ComplexityBasedAllocation,
   CompositeRanker,
   ContextCache,
   ContextGuard,
   ConversationHistory,
-  EqualBudgetAllocation,
   QueryAnalyzer,
   toReranker,
   checkQueryLength,
@@ -27,7 +25,6 @@ import {
   type LengthCounter,
   type Logger,
   type MetadataFilter,
-  type QueryAnalysis,
   type QueryAnalyzer as QueryAnalyzerContract,
   type Reranker,
   type TemplateName,
@@ -48,7 +45,6 @@ import {
   buildMultiQueryOptionsSchema,
   buildOptionsSchema,
   indexOptionsSchema,
-  runMultiOptionsSchema,
   telemetryOptionsSchema,
   validateEngineOptions,
 } from './options.js';
@@ -71,7 +67,7 @@ import {
 import { truncateWithinBudget, withComposerFallbacks, type CompleteComposer } from './composer-fallbacks.js';
 import { Conversation, ConversationRegistry, checkConversationId, type ConversationHost } from './conversations.js';
 import { EngineCorpus, chunkDocuments } from './indexing.js';
-import { budgetedStages, runTraced, type PipelineStages } from './pipeline.js';
+import { allocateShares, budgetedStages, runMultiQuery, runTraced, type MultiQueryResult, type PipelineStages } from './pipeline.js';
 import { Scope, conversationKey, type ScopeHost, type ScopeOptions, type ScopeState } from './scope.js';
 import { composeWithinBudget } from './within-budget.js';
 
@@ -298,7 +294,7 @@ export class ContextEngine implements ConversationHost, ScopeHost {
   }
 
   /** @internal `scope.runMulti`. */
-  runMultiInScope(scope: ScopeState, queries: unknown, options: RunMultiOptions): Promise<{ context: string; results: ContextResult[]; allocations: number[] }> {
+  runMultiInScope(scope: ScopeState, queries: unknown, options: RunMultiOptions): Promise<MultiQueryResult> {
     return this.multi(scope, queries, options);
   }
 
@@ -326,6 +322,7 @@ export class ContextEngine implements ConversationHost, ScopeHost {
       template: this.template,
       cache: this.cache,
       adaptive: this.adaptive,
+      budgetAllocator: this.budgetAllocator,
       get retriever() {
         return engine.corpus.retriever;
       },
@@ -359,41 +356,12 @@ export class ContextEngine implements ConversationHost, ScopeHost {
   }
 
   /** `runMulti` with every per-query result. */
-  async runMultiDetailed(queries: unknown, options: RunMultiOptions = {}): Promise<{ context: string; results: ContextResult[]; allocations: number[] }> {
+  async runMultiDetailed(queries: unknown, options: RunMultiOptions = {}): Promise<MultiQueryResult> {
     return this.multi(undefined, queries, options);
   }
 
-  private async multi(scope: ScopeState | undefined, queries: unknown, options: RunMultiOptions): Promise<{ context: string; results: ContextResult[]; allocations: number[] }> {
-    parseOrThrow(runMultiOptionsSchema, options, 'options');
-    if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
-    const list = queries.map((query, i) => this.checkedQuery(query, `queries[${i}]`));
-    if (list.length === 0) return { context: '', results: [], allocations: [] };
-    if (this.counter.load) await this.counter.load();
-    const { globalBudget, useWeighted = true, ...runOptions } = options;
-    const global = globalBudget ?? this.config.composer.maxContextLength;
-    const analyses = await Promise.all(list.map((query) => this.analyzer.analyze(query, { literalQuery: query })));
-    const allocations = this.allocate(analyses, global, useWeighted);
-    const headers = list.map((query, i) => queryHeader(i, query, analyses[i]!));
-    const separator = '\n\n';
-    const results = await Promise.all(
-      list.map((query, i) => {
-        const overhead = this.counter(headers[i]! + '\n') + (i > 0 ? this.counter(separator) : 0);
-        const share = Math.max(0, allocations[i]! - overhead);
-        return this.tracedRun(scope, query, { ...runOptions, overrideBudget: share, recordTurn: false });
-      }),
-    );
-    const sections = results.map((result, i) => `${headers[i]}\n${result.context}`);
-    const joined = sections.join(separator);
-    return { context: truncateWithinBudget(this.composer, joined, global, this.counter), results, allocations };
-  }
-
-  private allocate(analyses: QueryAnalysis[], budget: number, useWeighted: boolean): number[] {
-    const allocator = this.budgetAllocator ?? (useWeighted ? new ComplexityBasedAllocation() : new EqualBudgetAllocation());
-    const shares: unknown = allocator.allocate(analyses, budget, { minPerQuery: this.config.budget.minPerQuery });
-    if (!Array.isArray(shares) || shares.length !== analyses.length || shares.some((share) => typeof share !== 'number' || !(share >= 0) || share === Number.POSITIVE_INFINITY)) {
-      throw invalidArgument('budgetAllocator.allocate(…)', `to return ${analyses.length} finite numbers >= 0 (one share per query)`, shares);
-    }
-    return (shares as number[]).map((share) => Math.floor(share));
+  private multi(scope: ScopeState | undefined, queries: unknown, options: RunMultiOptions): Promise<MultiQueryResult> {
+    return runMultiQuery(this.pipelineStages(), this.telemetry, scope, queries, options);
   }
 
   /** A query string within `analyzer.maxQueryLength`. */
@@ -432,7 +400,7 @@ export class ContextEngine implements ConversationHost, ScopeHost {
       maxContextLength: this.config.composer.maxContextLength,
       // No guard in the legacy build, but the same budget promise: a custom composer is held to it.
       compose: async (ranked, analysis, budget) => (await composeWithinBudget(budgetedStages(this.pipelineStages(), false), ranked, analysis, budget)).guard.context,
-      allocate: (analyses, budget, useWeighted) => this.allocate(analyses, budget, useWeighted),
+      allocate: (analyses, budget, useWeighted) => allocateShares(this.budgetAllocator, analyses, budget, useWeighted, this.config.budget.minPerQuery),
       header: queryHeader,
       truncate: (text, budget) => truncateWithinBudget(this.composer, text, budget, this.counter),
     };

@@ -1,5 +1,7 @@
 import {
+  ComplexityBasedAllocation,
   ContextCache,
+  EqualBudgetAllocation,
   rerankCandidates,
   rerankerName,
   queryLengthProblem,
@@ -9,9 +11,11 @@ import {
 } from '@zerda/context-core';
 import { SmartContextComposer } from '@zerda/composer';
 import {
+  invalidArgument,
   matchesFilter,
   parseMetadataFilter,
   parseOrThrow,
+  type BudgetAllocator,
   type ChunkFilter,
   type ChunkRanker,
   type ComposeResult,
@@ -22,6 +26,7 @@ import {
   type DocumentChunk,
   type LengthCounter,
   type MetadataFilter,
+  type QueryAnalysis,
   type QueryAnalyzer,
   type Reranker,
   type Retriever,
@@ -30,8 +35,9 @@ import {
   type StageTimings,
   type TemplateName,
 } from '@zerda/types';
-import type { CompleteComposer } from './composer-fallbacks.js';
-import { runOptionsSchema, type RunOptions } from './options.js';
+import { truncateWithinBudget, type CompleteComposer } from './composer-fallbacks.js';
+import { queryHeader } from './headers.js';
+import { runMultiOptionsSchema, runOptionsSchema, type RunMultiOptions, type RunOptions } from './options.js';
 import { conversationKey, scopedRunOptions, type ScopeState } from './scope.js';
 import { traced, type Attributes, type EngineTelemetry, type Trace } from './tracing.js';
 import { composeWithinBudget, type BudgetedStages } from './within-budget.js';
@@ -53,6 +59,8 @@ export interface PipelineStages {
   readonly template: TemplateName | ContextTemplate;
   readonly cache: ContextCache<ContextResult> | undefined;
   readonly adaptive: AdaptiveLearningSystem | undefined;
+  /** The injected allocator of `runMulti` (undefined: complexity-weighted or equal shares). */
+  readonly budgetAllocator: BudgetAllocator | undefined;
   readonly retriever: Retriever | undefined;
   readonly sourceQuality: SourceQualityMap;
   readonly generation: number;
@@ -262,6 +270,53 @@ async function runPipeline(stages: PipelineStages, query: unknown, options: RunO
   if (cacheKey !== undefined && cache && generation === stages.generation) cache.set(cacheKey, result);
   after(result, false);
   return result;
+}
+
+/** What `runMulti` gives: the joined context, every query's result, and the budget share of each. */
+export interface MultiQueryResult {
+  context: string;
+  results: ContextResult[];
+  allocations: number[];
+}
+
+/**
+ * Runs several queries under one global budget (see `ContextEngine.runMulti`): a share per query
+ * from the allocator, each run traced on its own without recording a conversation turn, the
+ * contexts joined under query headers and the whole held to the global budget.
+ */
+export async function runMultiQuery(stages: PipelineStages, telemetry: EngineTelemetry, scope: ScopeState | undefined, queries: unknown, options: RunMultiOptions): Promise<MultiQueryResult> {
+  parseOrThrow(runMultiOptionsSchema, options, 'options');
+  if (!Array.isArray(queries)) throw invalidArgument('queries', 'an array of strings', queries);
+  const list = queries.map((query, i) => stages.checkedQuery(query, `queries[${i}]`));
+  if (list.length === 0) return { context: '', results: [], allocations: [] };
+  const counter = stages.counter;
+  if (counter.load) await counter.load();
+  const { globalBudget, useWeighted = true, ...runOptions } = options;
+  const global = globalBudget ?? stages.config.composer.maxContextLength;
+  const analyses = await Promise.all(list.map((query) => stages.analyzer.analyze(query, { literalQuery: query })));
+  const allocations = allocateShares(stages.budgetAllocator, analyses, global, useWeighted, stages.config.budget.minPerQuery);
+  const headers = list.map((query, i) => queryHeader(i, query, analyses[i]!));
+  const separator = '\n\n';
+  const results = await Promise.all(
+    list.map((query, i) => {
+      const overhead = counter(headers[i]! + '\n') + (i > 0 ? counter(separator) : 0);
+      const share = Math.max(0, allocations[i]! - overhead);
+      return runTraced(stages, telemetry, scope, query, { ...runOptions, overrideBudget: share, recordTurn: false });
+    }),
+  );
+  const sections = results.map((result, i) => `${headers[i]}\n${result.context}`);
+  const joined = sections.join(separator);
+  return { context: truncateWithinBudget(stages.composer, joined, global, counter), results, allocations };
+}
+
+/** One whole share per query from `allocator` (default: complexity-weighted, or equal shares), checked. */
+export function allocateShares(allocator: BudgetAllocator | undefined, analyses: QueryAnalysis[], budget: number, useWeighted: boolean, minPerQuery: number): number[] {
+  const chosen = allocator ?? (useWeighted ? new ComplexityBasedAllocation() : new EqualBudgetAllocation());
+  const shares: unknown = chosen.allocate(analyses, budget, { minPerQuery });
+  if (!Array.isArray(shares) || shares.length !== analyses.length || shares.some((share) => typeof share !== 'number' || !(share >= 0) || share === Number.POSITIVE_INFINITY)) {
+    throw invalidArgument('budgetAllocator.allocate(…)', `to return ${analyses.length} finite numbers >= 0 (one share per query)`, shares);
+  }
+  return (shares as number[]).map((share) => Math.floor(share));
 }
 
 /** The stages {@link composeWithinBudget} needs (no guard: `guarded` false, as the legacy tuple build). */
