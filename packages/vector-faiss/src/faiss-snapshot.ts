@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createError, littleEndianBytes, type DocumentChunk, type VectorMetric } from '@zerda/types';
+import type { Index as FaissIndex } from 'faiss-node';
+import type { Entry } from './faiss-index.js';
+import type { Faiss } from './faiss-loader.js';
 
 /** First bytes of a store file. */
 export const STORE_FILE_MAGIC = 'ZFAISS\u0000\u0001';
@@ -117,4 +120,35 @@ export async function readStoreFile(path: string): Promise<StoreFileContents> {
     vectors,
     index: header.indexBytes > 0 ? Buffer.from(index) : undefined,
   };
+}
+
+/**
+ * What a file holds beyond its header, checked: the FAISS index (it must hold one vector per
+ * label, of the file's dimension) and each chunk's entry with its label. Fails with
+ * `ZERDA_STORE_CORRUPT` naming `path`.
+ */
+export function restoreContents(faiss: Faiss, contents: StoreFileContents, path: string): { index: FaissIndex | undefined; entries: Map<string, Entry> } {
+  let index: FaissIndex | undefined;
+  if (contents.index) {
+    try {
+      index = faiss.Index.fromBuffer(contents.index);
+    } catch (error) {
+      throw createError('ZERDA_STORE_CORRUPT', { path, reason: `FAISS cannot read its index: ${error instanceof Error ? error.message : String(error)}` }, error);
+    }
+    if (index.ntotal() !== contents.labels.length || index.getDimension() !== contents.dimensions) {
+      throw createError('ZERDA_STORE_CORRUPT', { path, reason: `the index holds ${index.ntotal()} vectors of ${index.getDimension()} dimensions, the file lists ${contents.labels.length} of ${contents.dimensions}` });
+    }
+  }
+  const labelOf = new Map<string, number>();
+  contents.labels.forEach((id, label) => {
+    if (id !== null) labelOf.set(id, label);
+  });
+  const entries = new Map<string, Entry>();
+  contents.chunks.forEach((chunk, i) => {
+    const label = labelOf.get(chunk.id);
+    if (label === undefined) throw createError('ZERDA_STORE_CORRUPT', { path, reason: `chunk ${JSON.stringify(chunk.id)} has no label in the index` });
+    entries.set(chunk.id, { chunk, vector: contents.vectors[i]!, label });
+  });
+  if (entries.size !== labelOf.size) throw createError('ZERDA_STORE_CORRUPT', { path, reason: 'the label map and the chunks disagree' });
+  return { index, entries };
 }

@@ -3,49 +3,10 @@ import { VectorStoreBase, similarityFrom, type QueryHit, type VectorQuery, type 
 import type { Index as FaissIndex } from 'faiss-node';
 import { loadFaiss } from './faiss-loader.js';
 import { parseFaissOptions, type FaissIndexType, type FaissSearchOptions, type FaissVectorStoreOptions } from './faiss-options.js';
-import { readStoreFile, writeStoreFile, type StoreFileContents } from './faiss-snapshot.js';
+import { readStoreFile, restoreContents, writeStoreFile, type StoreFileContents } from './faiss-snapshot.js';
+import { FAISS_DEFAULT_EF_CONSTRUCTION, FAISS_DEFAULT_EF_SEARCH, createFaissIndex, dot, normalized, squaredDistance, withoutEmbedding, type Entry } from './faiss-index.js';
 
 export type { FaissIndexType, FaissSearchOptions, FaissVectorStoreOptions } from './faiss-options.js';
-
-interface Entry {
-  chunk: DocumentChunk;
-  /** The vector as given (returned by `get` and search hits). */
-  vector: Float32Array;
-  label: number;
-}
-
-/** FAISS's own HNSW defaults (faiss/impl/HNSW.h), in effect when they cannot be changed. */
-const FAISS_DEFAULT_EF_CONSTRUCTION = 40;
-const FAISS_DEFAULT_EF_SEARCH = 16;
-
-function normalized(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
-  // A zero vector stays zero: its inner product with anything is 0, its cosine similarity too.
-  if (!(norm > 0)) return Float32Array.from(vector);
-  const scale = 1 / Math.sqrt(norm);
-  return Float32Array.from(vector, (value) => value * scale);
-}
-
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
-  return sum;
-}
-
-function squaredDistance(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) {
-    const difference = a[i]! - b[i]!;
-    sum += difference * difference;
-  }
-  return sum;
-}
-
-function withoutEmbedding(chunk: DocumentChunk): DocumentChunk {
-  const { embedding: _embedding, ...rest } = chunk;
-  return structuredClone(rest);
-}
 
 /**
  * A `VectorStore` on FAISS through faiss-node: an exact flat index or an HNSW graph, in process,
@@ -116,40 +77,9 @@ export class FaissVectorStore extends VectorStoreBase {
   }
 
   private newIndex(dimensions: number): FaissIndex {
-    const metric = this.metric === 'l2' ? this.faiss.MetricType.METRIC_L2 : this.faiss.MetricType.METRIC_INNER_PRODUCT;
-    let index: FaissIndex;
-    try {
-      index = this.faiss.Index.fromFactory(dimensions, this.indexType === 'hnsw' ? `HNSW${this.m},Flat` : 'Flat', metric);
-    } catch (error) {
-      throw createError('ZERDA_BACKEND_ERROR', { component: 'FAISS', operation: 'index_factory', reason: error instanceof Error ? error.message : String(error) }, error);
-    }
-    return this.indexType === 'hnsw' ? this.withGraphParameters(index) : index;
-  }
-
-  /**
-   * faiss-node exposes no setter for HNSW's `efConstruction` and `efSearch`, and FAISS's graph walk
-   * explores `efSearch` candidates however many results are asked for — with its default of 16,
-   * recall stays where it is. So a new, empty graph is serialised, the two fields are set in its
-   * header and it is read back. In an empty graph the header holds (entry point −1, max level −1,
-   * efConstruction 40, efSearch 16), a run of four 32-bit integers found exactly once; when the run
-   * is not found exactly once (another FAISS layout), FAISS's defaults stay and
-   * {@link hnswParameters} says so.
-   */
-  private withGraphParameters(index: FaissIndex): FaissIndex {
-    this.graphParametersApplied = false;
-    const buffer = index.toBuffer();
-    const header = Buffer.from(new Int32Array([-1, -1, FAISS_DEFAULT_EF_CONSTRUCTION, FAISS_DEFAULT_EF_SEARCH]).buffer);
-    const at = buffer.indexOf(header);
-    if (at < 0 || buffer.indexOf(header, at + 1) >= 0) return index;
-    buffer.writeInt32LE(this.efConstruction, at + 8);
-    buffer.writeInt32LE(this.efSearch, at + 12);
-    try {
-      const patched = this.faiss.Index.fromBuffer(buffer);
-      this.graphParametersApplied = true;
-      return patched;
-    } catch {
-      return index;
-    }
+    const { index, applied } = createFaissIndex(this.faiss, { metric: this.metric, indexType: this.indexType, m: this.m, efConstruction: this.efConstruction, efSearch: this.efSearch }, dimensions);
+    this.graphParametersApplied = applied;
+    return index;
   }
 
   /** The vector FAISS indexes: unit length for cosine, as given otherwise. */
@@ -384,31 +314,14 @@ export class FaissVectorStore extends VectorStoreBase {
       ...(contents.dimensions > 0 ? { dimensions: contents.dimensions } : {}),
       path: options.path ?? path,
     });
-    if (contents.index) {
-      let index: FaissIndex;
-      try {
-        index = faiss.Index.fromBuffer(contents.index);
-      } catch (error) {
-        throw createError('ZERDA_STORE_CORRUPT', { path, reason: `FAISS cannot read its index: ${error instanceof Error ? error.message : String(error)}` }, error);
-      }
-      if (index.ntotal() !== contents.labels.length || index.getDimension() !== contents.dimensions) {
-        throw createError('ZERDA_STORE_CORRUPT', { path, reason: `the index holds ${index.ntotal()} vectors of ${index.getDimension()} dimensions, the file lists ${contents.labels.length} of ${contents.dimensions}` });
-      }
+    const { index, entries } = restoreContents(faiss, contents, path);
+    if (index) {
       store.index = index;
       store.graphParametersApplied = contents.indexType === 'hnsw' && contents.hnsw.efConstruction !== undefined;
     }
     store.labels = contents.labels;
     store.deleted = contents.labels.filter((id) => id === null).length;
-    const labelOf = new Map<string, number>();
-    contents.labels.forEach((id, label) => {
-      if (id !== null) labelOf.set(id, label);
-    });
-    contents.chunks.forEach((chunk, i) => {
-      const label = labelOf.get(chunk.id);
-      if (label === undefined) throw createError('ZERDA_STORE_CORRUPT', { path, reason: `chunk ${JSON.stringify(chunk.id)} has no label in the index` });
-      store.entries.set(chunk.id, { chunk, vector: contents.vectors[i]!, label });
-    });
-    if (store.entries.size !== labelOf.size) throw createError('ZERDA_STORE_CORRUPT', { path, reason: 'the label map and the chunks disagree' });
+    for (const [id, entry] of entries) store.entries.set(id, entry);
     return store;
   }
 

@@ -4,7 +4,6 @@ import {
   matchesFilter,
   parseMetadataFilter,
   toDocumentChunk,
-  TopK,
   type DocumentChunk,
   type Embedding,
   type MetadataFilter,
@@ -18,7 +17,7 @@ import { VectorStoreBase, dimensionsOption, metricOption, pathOption, validateVe
 import { VectorPages } from './vector-pages.js';
 import { readStoreBody, readStoreHeader, writeStoreSnapshot } from './memory-snapshot.js';
 import { checkIdsOption, fileFormat, parseMemoryOptions, storeFile, type MemorySearchOptions, type MemoryVectorStoreJSON, type MemoryVectorStoreOptions } from './memory-options.js';
-import { copyMetadata, dotAt, inverseNorm, squaredDistanceAt } from './memory-scoring.js';
+import { MemoryRows } from './memory-records.js';
 
 export type { MemorySearchOptions, MemoryVectorStoreJSON, MemoryVectorStoreOptions } from './memory-options.js';
 
@@ -41,11 +40,7 @@ export type { MemorySearchOptions, MemoryVectorStoreJSON, MemoryVectorStoreOptio
  */
 export class MemoryVectorStore extends VectorStoreBase {
   private readonly path: string | undefined;
-  private vectors: VectorPages | undefined;
-  /** `1 / |row|` for cosine (0 for a zero vector); unused for other metrics. */
-  private inverseNorms = new Float32Array(0);
-  private chunks: DocumentChunk[] = [];
-  private readonly rowById = new Map<string, number>();
+  private readonly rows: MemoryRows;
 
   constructor(options: MemoryVectorStoreOptions = {}) {
     const parsed = parseMemoryOptions(options);
@@ -60,48 +55,19 @@ export class MemoryVectorStore extends VectorStoreBase {
       searchOptions: ['ids'],
     });
     this.path = parsed.path;
+    this.rows = new MemoryRows(parsed.metric);
   }
 
   /** Rough memory held by the store: allocated vector pages and norms (chunk objects are not counted). */
   get vectorBytes(): number {
-    return (this.vectors?.allocatedBytes ?? 0) + this.inverseNorms.byteLength;
+    return this.rows.vectorBytes;
   }
 
   protected async doUpsert(records: VectorRecord[]): Promise<void> {
-    this.writeRows(
+    this.rows.write(
       records.map((record) => record.chunk),
       records.map((record) => record.vector),
     );
-  }
-
-  /** Writes validated chunks and their vectors (of the store's dimension) in one synchronous step. */
-  private writeRows(chunks: DocumentChunk[], vectors: Float32Array[]): void {
-    const pages = (this.vectors ??= new VectorPages(vectors[0]!.length));
-    let newRows = 0;
-    for (const chunk of chunks) if (!this.rowById.has(chunk.id)) newRows++;
-    pages.ensureCapacity(this.chunks.length + newRows);
-    this.ensureNormCapacity(pages.capacity);
-    for (let i = 0; i < chunks.length; i++) {
-      const chunk = chunks[i]!;
-      delete chunk.embedding;
-      let row = this.rowById.get(chunk.id);
-      if (row === undefined) {
-        row = this.chunks.length;
-        this.chunks.push(chunk);
-        this.rowById.set(chunk.id, row);
-      } else {
-        this.chunks[row] = chunk;
-      }
-      pages.write(row, vectors[i]!);
-      if (this.metric === 'cosine') this.inverseNorms[row] = inverseNorm(vectors[i]!);
-    }
-  }
-
-  private ensureNormCapacity(rows: number): void {
-    if (this.metric !== 'cosine' || this.inverseNorms.length >= rows) return;
-    const grown = new Float32Array(rows);
-    grown.set(this.inverseNorms);
-    this.inverseNorms = grown;
   }
 
   /**
@@ -124,40 +90,13 @@ export class MemoryVectorStore extends VectorStoreBase {
     if (ids !== undefined) {
       const rows = new Set<number>();
       for (const id of ids as Iterable<string>) {
-        const row = this.rowById.get(id);
+        const row = this.rows.rowOf(id);
         if (row !== undefined) rows.add(row);
       }
+      if (rows.size === 0) return [];
       restrictTo = [...rows];
     }
-    if (this.chunks.length === 0 || !this.vectors || restrictTo?.length === 0) return [];
-    return this.scan(vector, limit, filter, restrictTo);
-  }
-
-  private scan(query: Float32Array, k: number, filter: MetadataFilter | undefined, restrictTo: number[] | undefined): QueryHit[] {
-    const pages = this.vectors!;
-    const dimensions = pages.dimensions;
-    const chunks = this.chunks;
-    const queryScale = this.metric === 'cosine' ? inverseNorm(query) : 1;
-    const norms = this.inverseNorms;
-    // Ties are broken by id so that results do not depend on the (delete-dependent) row order.
-    const heap = new TopK(Math.min(k, restrictTo?.length ?? chunks.length), (a, b) => chunks[a]!.id < chunks[b]!.id);
-    // rank: higher is better; l2 ranks by negative squared distance.
-    const l2 = this.metric === 'l2';
-    const cosine = this.metric === 'cosine';
-    const score = (data: Float32Array, base: number, row: number): void => {
-      if (filter && !matchesFilter(chunks[row]!, filter)) return;
-      if (l2) heap.push(-squaredDistanceAt(query, data, base, dimensions), row);
-      else heap.push(cosine ? dotAt(query, data, base, dimensions) * queryScale * norms[row]! : dotAt(query, data, base, dimensions), row);
-    };
-    if (restrictTo) {
-      for (const row of restrictTo) score(pages.page(row), pages.offset(row), row);
-    } else {
-      // Full scan page by page: contiguous rows, no per-row page lookup.
-      for (const segment of pages.segments(chunks.length)) {
-        for (let local = 0, base = 0; local < segment.rows; local++, base += dimensions) score(segment.data, base, segment.firstRow + local);
-      }
-    }
-    return heap.sorted().map(({ rank, item }) => ({ chunk: this.materialize(item), distance: l2 ? -rank : rank }));
+    return this.rows.scan(vector, limit, filter, restrictTo);
   }
 
   /**
@@ -168,8 +107,8 @@ export class MemoryVectorStore extends VectorStoreBase {
   createMatcher(filter: MetadataFilter): (id: string) => boolean {
     const parsed = parseMetadataFilter(filter, 'filter');
     return (id) => {
-      const row = this.rowById.get(id);
-      return row !== undefined && matchesFilter(this.chunks[row]!, parsed);
+      const row = this.rows.rowOf(id);
+      return row !== undefined && matchesFilter(this.rows.chunks[row]!, parsed);
     };
   }
 
@@ -181,12 +120,12 @@ export class MemoryVectorStore extends VectorStoreBase {
   estimateMatchRate(filter: MetadataFilter, sampleSize = 1024): number {
     const parsed = parseMetadataFilter(filter, 'filter');
     if (!Number.isInteger(sampleSize) || sampleSize < 1) throw invalidArgument('sampleSize', 'a positive integer', sampleSize);
-    const count = this.chunks.length;
+    const count = this.rows.chunks.length;
     if (count === 0) return 0;
     const samples = Math.min(count, sampleSize);
     const stride = count / samples;
     let hits = 0;
-    for (let i = 0; i < samples; i++) if (matchesFilter(this.chunks[Math.floor(i * stride)]!, parsed)) hits++;
+    for (let i = 0; i < samples; i++) if (matchesFilter(this.rows.chunks[Math.floor(i * stride)]!, parsed)) hits++;
     return hits / samples;
   }
 
@@ -197,69 +136,40 @@ export class MemoryVectorStore extends VectorStoreBase {
   matchingIds(filter?: MetadataFilter): string[] {
     const parsed = filter === undefined ? undefined : parseMetadataFilter(filter, 'filter');
     const out: string[] = [];
-    for (const chunk of this.chunks) if (!parsed || matchesFilter(chunk, parsed)) out.push(chunk.id);
+    for (const chunk of this.rows.chunks) if (!parsed || matchesFilter(chunk, parsed)) out.push(chunk.id);
     return out;
-  }
-
-  /** A copy of the stored chunk with its embedding, so callers cannot mutate the store. */
-  private materialize(row: number): DocumentChunk {
-    const stored = this.chunks[row]!;
-    const copy: DocumentChunk = { ...stored, metadata: copyMetadata(stored.metadata), position: { ...stored.position } };
-    copy.embedding = this.vectors!.read(row);
-    return copy;
   }
 
   /** Deletes by id (swap-remove: the last row moves into the hole), or every chunk of the listed documents (one pass). */
   protected async doDelete(key: 'id' | 'docId', values: string[]): Promise<void> {
     if (key === 'id') {
-      for (const id of values) this.removeId(id);
+      for (const id of values) this.rows.remove(id);
       return;
     }
     const wanted = new Set(values);
-    const doomed: string[] = [];
-    for (const chunk of this.chunks) if (wanted.has(chunk.docId)) doomed.push(chunk.id);
-    for (const id of doomed) this.removeId(id);
-  }
-
-  private removeId(id: string): void {
-    const row = this.rowById.get(id);
-    if (row === undefined) return;
-    const last = this.chunks.length - 1;
-    this.rowById.delete(id);
-    if (row !== last) {
-      const moved = this.chunks[last]!;
-      this.chunks[row] = moved;
-      this.rowById.set(moved.id, row);
-      this.vectors!.copyRow(last, row);
-      if (this.metric === 'cosine') this.inverseNorms[row] = this.inverseNorms[last]!;
-    }
-    this.chunks.pop();
+    for (const id of this.rows.chunks.filter((chunk) => wanted.has(chunk.docId)).map((chunk) => chunk.id)) this.rows.remove(id);
   }
 
   protected async doCount(): Promise<number> {
-    return this.chunks.length;
+    return this.rows.chunks.length;
   }
 
   /** Chunks with their embeddings, as copies. */
   protected override async doFetch(ids: string[]): Promise<DocumentChunk[]> {
     return ids.flatMap((id) => {
-      const row = this.rowById.get(id);
-      return row === undefined ? [] : [this.materialize(row)];
+      const row = this.rows.rowOf(id);
+      return row === undefined ? [] : [this.rows.materialize(row)];
     });
   }
 
   /** Removes every chunk and frees the vector memory. A dimension fixed in the options is kept. */
   protected override async doClear(): Promise<void> {
-    this.chunks = [];
-    this.rowById.clear();
-    this.vectors?.reset();
-    this.vectors = undefined;
-    this.inverseNorms = new Float32Array(0);
+    this.rows.clear();
   }
 
   /** Every stored chunk with its embedding, in storage order (a fresh copy). */
   *entries(): Generator<DocumentChunk> {
-    for (let row = 0; row < this.chunks.length; row++) yield this.materialize(row);
+    for (let row = 0; row < this.rows.chunks.length; row++) yield this.rows.materialize(row);
   }
 
   /**
@@ -290,10 +200,10 @@ export class MemoryVectorStore extends VectorStoreBase {
   }
 
   protected override doWriteSnapshot(writer: SnapshotWriter): Promise<void> {
-    const count = this.chunks.length;
+    const { chunks, vectors } = this.rows;
     // Writes wait in the queue, so these live views stay consistent until the snapshot is complete.
-    const segments = this.vectors ? [...this.vectors.segments(count)].map((segment) => segment.data) : [];
-    return writeStoreSnapshot(writer, { metric: this.metric, dimensions: this.dimensionsValue ?? null, count }, segments, this.chunks.slice());
+    const segments = vectors ? [...vectors.segments(chunks.length)].map((segment) => segment.data) : [];
+    return writeStoreSnapshot(writer, { metric: this.metric, dimensions: this.dimensionsValue ?? null, count: chunks.length }, segments, chunks.slice());
   }
 
   /**
@@ -317,7 +227,7 @@ export class MemoryVectorStore extends VectorStoreBase {
     const pages = dimensions === undefined ? undefined : new VectorPages(dimensions);
     pages?.ensureCapacity(header.count);
     const chunks = await readStoreBody(reader, header, (firstRow, rows) => pages!.writeRows(firstRow, rows), pages?.pageRows ?? 1);
-    this.restore(chunks, pages, (reason) => reader.corrupt('vectors.f32', 'consistency', reason));
+    this.rows.adopt(chunks, pages, (reason) => reader.corrupt('vectors.f32', 'consistency', reason));
     if (dimensions !== undefined) this.dimensionsValue = dimensions;
   }
 
@@ -356,33 +266,8 @@ export class MemoryVectorStore extends VectorStoreBase {
       pages.ensureCapacity(file.header.count);
       pages.writeRows(0, file.vectors);
     }
-    store.restore(file.chunks, pages, corrupt);
+    store.rows.adopt(file.chunks, pages, corrupt);
     return store;
-  }
-
-  /** Fills an empty store from already-verified chunks and their vectors (one row per chunk, in `pages`). */
-  private restore(chunks: DocumentChunk[], pages: VectorPages | undefined, corrupt: (reason: string) => Error): void {
-    const dimensions = pages?.dimensions;
-    if (chunks.length === 0 || pages === undefined || dimensions === undefined) return;
-    const rowById = new Map<string, number>();
-    const inverseNorms = new Float32Array(this.metric === 'cosine' ? pages.capacity : 0);
-    for (const segment of pages.segments(chunks.length)) {
-      const data = segment.data;
-      for (let local = 0; local < segment.rows; local++) {
-        const row = segment.firstRow + local;
-        const id = chunks[row]!.id;
-        if (rowById.has(id)) throw corrupt(`chunk id ${JSON.stringify(id)} appears twice`);
-        rowById.set(id, row);
-        const start = local * dimensions;
-        for (let d = start; d < start + dimensions; d++) if (!Number.isFinite(data[d]!)) throw corrupt(`vector ${row} holds a non-finite value`);
-        if (this.metric === 'cosine') inverseNorms[row] = inverseNorm(data, start, start + dimensions);
-      }
-    }
-    // Everything checked: adopt.
-    this.vectors = pages;
-    this.chunks = chunks;
-    for (const [id, row] of rowById) this.rowById.set(id, row);
-    this.inverseNorms = inverseNorms;
   }
 
   /**
@@ -391,8 +276,8 @@ export class MemoryVectorStore extends VectorStoreBase {
    */
   toJSON(): MemoryVectorStoreJSON {
     const chunks: MemoryVectorStoreJSON['chunks'] = [];
-    for (let row = 0; row < this.chunks.length; row++) {
-      const chunk = this.materialize(row);
+    for (let row = 0; row < this.rows.chunks.length; row++) {
+      const chunk = this.rows.materialize(row);
       chunks.push({ ...chunk, embedding: Array.from(chunk.embedding as Float32Array) });
     }
     return { format: 'zerda-vector-memory', formatVersion: 1, metric: this.metric, dimensions: this.dimensionsValue ?? null, chunks };
@@ -423,7 +308,7 @@ export class MemoryVectorStore extends VectorStoreBase {
     if (chunks.length === 0) return store;
     const validated = validateVectors(chunks, dimensions);
     store.dimensionsValue = validated.dimensions;
-    store.writeRows(chunks, validated.vectors);
+    store.rows.write(chunks, validated.vectors);
     return store;
   }
 }
