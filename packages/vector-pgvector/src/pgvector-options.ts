@@ -132,6 +132,29 @@ export interface ResolvedPgVectorOptions {
   closeConnection: boolean;
 }
 
+/** Every key of {@link PgVectorStoreOptions}. */
+export const OPTION_KEYS = [
+  'connection',
+  'collection',
+  'schema',
+  'metric',
+  'dimensions',
+  'hnsw',
+  'deferIndex',
+  'efSearch',
+  'iterativeScan',
+  'batchSize',
+  'textSearch',
+  'textRanking',
+  'analyzer',
+  'bm25',
+  'textSearchConfigurations',
+  'chooseTextSearchConfiguration',
+  'includeEmbeddings',
+  'createExtension',
+  'persistent',
+  'closeConnection',
+];
 export const ITERATIVE_SCAN_MODES: readonly IterativeScanMode[] = ['strict_order', 'relaxed_order', 'off'];
 export const MATCH_MODES: readonly TextMatchMode[] = ['any', 'all', 'websearch'];
 const TEXT_RANKINGS: readonly TextRanking[] = ['bm25', 'ts_rank_cd'];

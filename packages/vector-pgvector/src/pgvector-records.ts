@@ -1,4 +1,5 @@
-import { createError, describeValue, invalidArgument, parseMetadataFilter, type DocumentChunk, type MetadataFilter } from '@zerda/types';
+import { createError, parseMetadataFilter, type DocumentChunk, type MetadataFilter, type ZerdaError } from '@zerda/types';
+import { POSTGRES_STORABLE, checkStorableJson } from '@zerda/vector-kit';
 import type { SqlClient } from './sql-client.js';
 import { fromVectorLiteral } from './vector-literal.js';
 
@@ -55,44 +56,16 @@ export function toChunk(row: ChunkRow): DocumentChunk {
   return chunk;
 }
 
-/** PostgreSQL cannot store U+0000 in text, and lone surrogates are not valid UTF-8. */
-export const UNSTORABLE_CHARACTER = /\u0000|\p{Cs}/u;
-
-/** Calls `visit(text, field)` for every string of a JSON value, keys included. */
-function eachString(value: unknown, field: string, visit: (text: string, field: string) => void): void {
-  if (typeof value === 'string') visit(value, field);
-  else if (Array.isArray(value)) value.forEach((item, i) => eachString(item, `${field}[${i}]`, visit));
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      visit(key, `${field} key`);
-      eachString(item, `${field}.${key}`, visit);
-    }
-  }
-}
-
-/** Throws when a string cannot be stored in PostgreSQL text (NUL, lone surrogate). */
-function checkStorable(value: string, field: string): void {
-  const match = UNSTORABLE_CHARACTER.exec(value);
-  if (match) {
-    const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    throw invalidArgument(field, `text PostgreSQL can store (no U+0000 and no lone surrogates; found U+${code})`, value);
-  }
-}
-
-/** Checks every text field and metadata string of a chunk (`chunks[index]`) against what PostgreSQL can store. */
-export function checkStorableChunk(chunk: DocumentChunk, index: number): void {
-  for (const field of ['id', 'docId', 'text', 'source'] as const) checkStorable(chunk[field], `chunks[${index}].${field}`);
-  if (chunk.title !== undefined) checkStorable(chunk.title, `chunks[${index}].title`);
-  eachString(chunk.metadata, `chunks[${index}].metadata`, checkStorable);
-}
-
-/** A validated filter whose strings PostgreSQL can represent (a NUL or lone surrogate is refused, naming its place). */
+/** A validated filter whose strings PostgreSQL can represent (a NUL or lone surrogate is refused as ZERDA_INVALID_FILTER, naming its place). */
 export function checkedFilter(value: unknown, field: string): MetadataFilter | undefined {
   if (value === undefined) return undefined;
   const filter = parseMetadataFilter(value, field);
-  eachString(filter, field, (text, path) => {
-    if (UNSTORABLE_CHARACTER.test(text)) throw createError('ZERDA_INVALID_FILTER', { field: path, expected: 'text PostgreSQL can represent (no U+0000 and no lone surrogates)', received: describeValue(text) });
-  });
+  try {
+    checkStorableJson(filter, field, POSTGRES_STORABLE);
+  } catch (error) {
+    const { details } = error as ZerdaError;
+    throw createError('ZERDA_INVALID_FILTER', { field: details.field, expected: 'text PostgreSQL can represent (no U+0000 and no lone surrogates)', received: details.received });
+  }
   return filter;
 }
 

@@ -1,8 +1,9 @@
 import type { Analyzer } from '@zerda/text';
 import type { MetadataFilter, VectorSearchHit } from '@zerda/types';
+import { POSTGRES_STORABLE } from '@zerda/vector-kit';
 import { bm25ScoresSql, queryTerms, type Bm25Parameters } from './keyword-index.js';
 import { compileFilter } from './pgvector-filter.js';
-import { UNSTORABLE_CHARACTER, chunkColumns, toChunk, type ChunkRow, type PgTable } from './pgvector-records.js';
+import { chunkColumns, toChunk, type ChunkRow, type PgTable } from './pgvector-records.js';
 import type { KeywordTables } from './pgvector-schema.js';
 
 /** Words of an `any` text query beyond this are ignored (each becomes two bind parameters per configuration). */
@@ -10,7 +11,8 @@ const MAX_QUERY_WORDS = 64;
 
 /** The distinct words of a `ts_rank_cd` query (text PostgreSQL cannot hold becomes a space), at most {@link MAX_QUERY_WORDS}. */
 export function textQueryWords(query: string): { query: string; words: string[] } {
-  if (UNSTORABLE_CHARACTER.test(query)) query = query.replace(new RegExp(UNSTORABLE_CHARACTER.source, 'gu'), ' ');
+  const unstorable = POSTGRES_STORABLE.pattern;
+  if (unstorable.test(query)) query = query.replace(new RegExp(unstorable.source, 'gu'), ' ');
   return { query, words: [...new Set(query.split(/\s+/u).filter((word) => word.length > 0))].slice(0, MAX_QUERY_WORDS) };
 }
 

@@ -1,4 +1,4 @@
-import { similarityFromDistance, type MetadataFilter, type VectorMetric } from '@zerda/types';
+import type { MetadataFilter, VectorMetric } from '@zerda/types';
 import { MAX_EF_SEARCH, type EfSearch, type IterativeScanMode } from './pgvector-options.js';
 import { compileFilter } from './pgvector-filter.js';
 import { chunkColumns, type ChunkRow, type PgTable } from './pgvector-records.js';
@@ -78,15 +78,4 @@ export async function nearestRows(target: VectorQueryTarget, query: VectorQuery)
     }
     return (await client.query<Row>(text, parameters)).rows;
   });
-}
-
-/** pgvector's distance → zerda similarity; a zero vector (NaN cosine distance) scores 0. */
-export function similarityOf(metric: VectorMetric, raw: number | string | null): number {
-  const distance = Number(raw);
-  if (metric === 'cosine') {
-    // A zero vector has no direction: pgvector reports NaN, zerda scores it 0.
-    if (!Number.isFinite(distance)) return 0;
-    return Math.max(-1, Math.min(1, similarityFromDistance('cosine', distance)));
-  }
-  return similarityFromDistance(metric, distance);
 }
