@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type * as Arrow from 'apache-arrow';
-import { createError, type DocumentChunk, type VectorMetric } from '@zerda/types';
+import { createError, invalidArgument, type DocumentChunk, type VectorMetric } from '@zerda/types';
 import type { ResolvedAnalyzerOptions } from '@zerda/text';
 import { filterColumnsOf } from './lancedb-filter.js';
 
@@ -138,6 +138,47 @@ export function readDimensions(schema: Arrow.Schema, tableName: string): number 
     throw createError('ZERDA_STORE_CORRUPT', { path: `LanceDB table ${tableName}`, reason: 'it has no fixed-size-list "vector" column' });
   }
   return (type as Arrow.FixedSizeList).listSize;
+}
+
+/** What a store expects of an existing table. */
+export interface WantedTable {
+  metric: VectorMetric;
+  /** The analyser options of a store with text search; undefined without. */
+  analyzer: ResolvedAnalyzerOptions | undefined;
+  /** The dimension the store was given or learnt, if any. */
+  dimensions: number | undefined;
+}
+
+/**
+ * Checks an existing table against a store's settings — created by zerda, a layout this package
+ * reads, the same metric, text search and analyser, the same dimension — and returns its
+ * dimension; a ZerdaError says what differs.
+ */
+export function checkTable(schema: Arrow.Schema, tableName: string, wanted: WantedTable): number {
+  const description = readDescription(schema, tableName);
+  if (!description) {
+    throw createError('ZERDA_UNSUPPORTED', {
+      operation: `using table ${tableName}`,
+      component: 'LanceDbVectorStore',
+      reason: 'the table exists but was not created by zerda (no "zerda" schema metadata); choose another options.table',
+    });
+  }
+  if (description.version > TABLE_FORMAT_VERSION) {
+    throw createError('ZERDA_STORE_CORRUPT', { path: `LanceDB table ${tableName}`, reason: `it has layout version ${description.version}; this package reads up to ${TABLE_FORMAT_VERSION} (upgrade @zerda/vector-lancedb)` });
+  }
+  if (description.metric !== wanted.metric) {
+    throw invalidArgument('options.metric', `"${description.metric}", the metric table ${tableName} was created with (or leave it out)`, wanted.metric);
+  }
+  const { analyzer } = wanted;
+  if (analyzer && description.analyzer === null) throw invalidArgument('options.textSearch', `false: table ${tableName} was created without text search`, true);
+  if (analyzer && description.analyzer && JSON.stringify(description.analyzer) !== JSON.stringify(analyzer)) {
+    throw invalidArgument('options.analyzer', `the analyzer table ${tableName} was created with (${JSON.stringify(description.analyzer)})`, analyzer);
+  }
+  const dimensions = readDimensions(schema, tableName);
+  if (wanted.dimensions !== undefined && wanted.dimensions !== dimensions) {
+    throw createError('ZERDA_DIMENSION_MISMATCH', { field: 'options.dimensions', received: String(wanted.dimensions), expected: String(dimensions) });
+  }
+  return dimensions;
 }
 
 /** A row as LanceDB returns it (an Arrow struct row proxy). */

@@ -1,17 +1,17 @@
 import * as lancedb from '@lancedb/lancedb';
-import { createError, invalidArgument, type DocumentChunk, type MetadataFilter, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
+import type * as Arrow from 'apache-arrow';
+import { createError, type DocumentChunk, type MetadataFilter, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
 import { VectorStoreBase, batches, topHits, utf8Storable, type QueryHit, type TextQuery, type TranslatedFilter, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
 import { compileFilter, sqlString, type CompiledFilter } from './lancedb-filter.js';
 import {
   checkSearchKnobs,
   checkVectorIndexOptions,
   resolveLanceDbOptions,
-  type LanceDbSearchOptions,
   type LanceDbVectorIndexOptions,
   type LanceDbVectorStoreOptions,
   type ResolvedLanceDbOptions,
 } from './lancedb-options.js';
-import { CHUNK_COLUMNS, TABLE_FORMAT_VERSION, readDescription, readDimensions, tableSchema, toArrowTable, toChunk, type ChunkRecord, type PreparedRow, type TableDescription } from './lancedb-records.js';
+import { CHUNK_COLUMNS, TABLE_FORMAT_VERSION, checkTable, readDescription, tableSchema, toArrowTable, toChunk, type ChunkRecord, type PreparedRow, type TableDescription } from './lancedb-records.js';
 
 /** The name LanceDB gives the full-text index on `search_text`. */
 const TEXT_INDEX_NAME = 'search_text_idx';
@@ -181,33 +181,10 @@ export class LanceDbVectorStore extends VectorStoreBase<CompiledFilter, Prepared
     return true;
   }
 
-  /** Checks an existing table against the options and returns its dimension. */
-  private checkExisting(schema: Awaited<ReturnType<lancedb.Table['schema']>>): number {
-    const description = readDescription(schema, this.tableName);
-    if (!description) {
-      throw createError('ZERDA_UNSUPPORTED', {
-        operation: `using table ${this.tableName}`,
-        component: 'LanceDbVectorStore',
-        reason: 'the table exists but was not created by zerda (no "zerda" schema metadata); choose another options.table',
-      });
-    }
-    if (description.version > TABLE_FORMAT_VERSION) {
-      throw createError('ZERDA_STORE_CORRUPT', { path: `LanceDB table ${this.tableName}`, reason: `it has layout version ${description.version}; this package reads up to ${TABLE_FORMAT_VERSION} (upgrade @zerda/vector-lancedb)` });
-    }
-    if (description.metric !== this.metric) {
-      throw invalidArgument('options.metric', `"${description.metric}", the metric table ${this.tableName} was created with (or leave it out)`, this.metric);
-    }
-    const { analyzer } = this.options;
-    if (analyzer && description.analyzer === null) throw invalidArgument('options.textSearch', `false: table ${this.tableName} was created without text search`, true);
-    if (analyzer && description.analyzer && JSON.stringify(description.analyzer) !== JSON.stringify(analyzer.options)) {
-      throw invalidArgument('options.analyzer', `the analyzer table ${this.tableName} was created with (${JSON.stringify(description.analyzer)})`, analyzer.options);
-    }
-    const dimensions = readDimensions(schema, this.tableName);
-    if (this.dimensionsValue !== undefined && this.dimensionsValue !== dimensions) {
-      throw createError('ZERDA_DIMENSION_MISMATCH', { field: 'options.dimensions', received: String(this.dimensionsValue), expected: String(dimensions) });
-    }
-    this.dimensionsValue = dimensions;
-    return dimensions;
+  /** Checks an existing table against the options and learns its dimension. */
+  private checkExisting(schema: Arrow.Schema): number {
+    this.dimensionsValue = checkTable(schema, this.tableName, { metric: this.metric, analyzer: this.options.analyzer?.options, dimensions: this.dimensionsValue });
+    return this.dimensionsValue;
   }
 
   /** A chunk with its analysed words for the full-text column. */
