@@ -181,3 +181,27 @@ export function parseHnswOptions(input: HnswVectorStoreOptions | undefined): Par
     directory: pathOption(options.directory, 'options.directory', 'a non-empty directory path'),
   };
 }
+
+/** What `HnswVectorStore.load` takes besides `verify`: checks of the saved metric and dimension, and knobs for the loaded store. */
+export type HnswLoadOptions = Pick<HnswVectorStoreOptions, 'metric' | 'dimensions' | 'efSearch' | 'exactSearchThreshold' | 'buildThreads' | 'parallelBuildThreshold'>;
+
+const LOAD_KEYS = ['metric', 'dimensions', 'efSearch', 'exactSearchThreshold', 'buildThreads', 'parallelBuildThreshold'] as const;
+
+/** The load options among a store's options (those given). */
+export function definedLoadOptions(options: HnswVectorStoreOptions): HnswLoadOptions {
+  return Object.fromEntries(LOAD_KEYS.filter((key) => options[key] !== undefined).map((key) => [key, options[key]])) as HnswLoadOptions;
+}
+
+/**
+ * Checks the knobs `load` applies to the loaded store (search and build knobs are not saved):
+ * `efSearchOverride` is `null` when not given (the saved setting applies), and `knobs` the build
+ * and threshold options to construct the store with.
+ */
+export function parseLoadOverrides(overrides: HnswLoadOptions): { efSearchOverride: number | undefined | null; knobs: Pick<HnswVectorStoreOptions, 'exactSearchThreshold' | 'buildThreads' | 'parallelBuildThreshold'> } {
+  const efSearchOverride = overrides.efSearch === undefined ? null : efSearchOption(overrides.efSearch, 'options.efSearch');
+  if (overrides.exactSearchThreshold !== undefined) integerOption(overrides.exactSearchThreshold, 'options.exactSearchThreshold', 0, 0, MAXIMA.exactSearchThreshold);
+  if (overrides.buildThreads !== undefined) integerOption(overrides.buildThreads, 'options.buildThreads', 1, 1, MAXIMA.buildThreads);
+  if (overrides.parallelBuildThreshold !== undefined) integerOption(overrides.parallelBuildThreshold, 'options.parallelBuildThreshold', 1, 1, MAXIMA.parallelBuildThreshold);
+  const knobs = definedLoadOptions({ exactSearchThreshold: overrides.exactSearchThreshold, buildThreads: overrides.buildThreads, parallelBuildThreshold: overrides.parallelBuildThreshold });
+  return { efSearchOverride, knobs };
+}

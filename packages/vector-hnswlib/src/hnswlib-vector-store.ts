@@ -8,12 +8,14 @@ import { readHnswSnapshot, writeHnswSnapshot, type HnswSnapshotState } from './h
 import {
   DEFAULT_EF_SEARCH,
   MAXIMA,
+  definedLoadOptions,
   directoryFormat,
   efSearchFor,
-  efSearchOption,
   integerOption,
   parseHnswOptions,
+  parseLoadOverrides,
   savedEfSearch,
+  type HnswLoadOptions,
   type HnswSearchOptions,
   type HnswVectorStoreOptions,
 } from './hnswlib-options.js';
@@ -431,22 +433,14 @@ export class HnswVectorStore extends VectorStoreBase {
    */
   static async load(
     directory: string,
-    options: Pick<HnswVectorStoreOptions, 'metric' | 'dimensions' | 'efSearch' | 'exactSearchThreshold' | 'buildThreads' | 'parallelBuildThreshold'> & { verify?: boolean } = {},
+    options: HnswLoadOptions & { verify?: boolean } = {},
   ): Promise<HnswVectorStore> {
     pathOption(directory, 'directory', 'a non-empty directory path');
     if (directory === undefined) throw invalidArgument('directory', 'a non-empty directory path', directory);
     const { verify, ...overrides } = options;
     const { hasSnapshotDirectory, readSnapshotDirectory } = await import('@zerda/persistence');
     // Search and build knobs are not saved: they apply to the store as loaded. Checked before reading.
-    const efSearchOverride = overrides.efSearch === undefined ? null : efSearchOption(overrides.efSearch, 'options.efSearch');
-    if (overrides.exactSearchThreshold !== undefined) integerOption(overrides.exactSearchThreshold, 'options.exactSearchThreshold', 0, 0, MAXIMA.exactSearchThreshold);
-    if (overrides.buildThreads !== undefined) integerOption(overrides.buildThreads, 'options.buildThreads', 1, 1, MAXIMA.buildThreads);
-    if (overrides.parallelBuildThreshold !== undefined) integerOption(overrides.parallelBuildThreshold, 'options.parallelBuildThreshold', 1, 1, MAXIMA.parallelBuildThreshold);
-    const thresholdOption: Pick<HnswVectorStoreOptions, 'exactSearchThreshold' | 'buildThreads' | 'parallelBuildThreshold'> = {
-      ...(overrides.exactSearchThreshold !== undefined ? { exactSearchThreshold: overrides.exactSearchThreshold } : {}),
-      ...(overrides.buildThreads !== undefined ? { buildThreads: overrides.buildThreads } : {}),
-      ...(overrides.parallelBuildThreshold !== undefined ? { parallelBuildThreshold: overrides.parallelBuildThreshold } : {}),
-    };
+    const { efSearchOverride, knobs: thresholdOption } = parseLoadOverrides(overrides);
     if (await hasSnapshotDirectory(directory)) {
       return readSnapshotDirectory(
         directory,
@@ -480,15 +474,7 @@ export class HnswVectorStore extends VectorStoreBase {
     const { verify, ...rest } = options;
     const { hasSnapshotDirectory } = await import('@zerda/persistence');
     if ((await hasSnapshotDirectory(options.directory)) || (await hasManifest(options.directory))) {
-      return HnswVectorStore.load(options.directory, {
-        ...(rest.metric !== undefined ? { metric: rest.metric } : {}),
-        ...(rest.dimensions !== undefined ? { dimensions: rest.dimensions } : {}),
-        ...(rest.efSearch !== undefined ? { efSearch: rest.efSearch } : {}),
-        ...(rest.exactSearchThreshold !== undefined ? { exactSearchThreshold: rest.exactSearchThreshold } : {}),
-        ...(rest.buildThreads !== undefined ? { buildThreads: rest.buildThreads } : {}),
-        ...(rest.parallelBuildThreshold !== undefined ? { parallelBuildThreshold: rest.parallelBuildThreshold } : {}),
-        ...(verify !== undefined ? { verify } : {}),
-      });
+      return HnswVectorStore.load(options.directory, { ...definedLoadOptions(rest), ...(verify !== undefined ? { verify } : {}) });
     }
     return new HnswVectorStore(rest);
   }
