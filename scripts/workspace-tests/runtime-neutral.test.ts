@@ -12,7 +12,7 @@ const root = resolve(import.meta.dirname, '../..');
 const fixtures = join(import.meta.dirname, '__fixtures__', 'node-graph');
 
 /** The packages that must load in every runtime (issue 20); the others may need Node. */
-const CORE_PACKAGES = ['types', 'text', 'retriever', 'context-core', 'composer', 'chunks', 'legacy-compat', 'vector-memory', 'context'];
+const CORE_PACKAGES = ['types', 'text', 'retriever', 'context-core', 'composer', 'chunks', 'legacy-compat', 'vector-kit', 'vector-memory', 'context'];
 /** Subpaths exported under the `node` condition only, listed in the README's runtimes table. */
 const NODE_ONLY_SUBPATHS = ['@zerda/retriever/datasets'];
 
