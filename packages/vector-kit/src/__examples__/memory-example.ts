@@ -29,7 +29,11 @@ export class ExampleMemoryStore extends VectorStoreBase {
   }
 
   protected async doUpsert(records: VectorRecord[]): Promise<void> {
-    for (const { chunk, vector } of records) this.rows.set(chunk.id, { chunk: structuredClone({ ...chunk, embedding: undefined }), vector: Float32Array.from(vector) });
+    // Records are validated copies, but a Float32Array embedding is the caller's own: copy it.
+    for (const { chunk, vector } of records) {
+      const { embedding: _embedding, ...stored } = chunk;
+      this.rows.set(chunk.id, { chunk: stored, vector: Float32Array.from(vector) });
+    }
   }
 
   protected async doQuery({ vector, limit, filter }: VectorQuery<MetadataFilter>): Promise<QueryHit[]> {
@@ -75,9 +79,8 @@ export class ExampleMemoryStore extends VectorStoreBase {
     return this.metric === 'l2' ? value : -value;
   }
 
+  /** A copy, so that callers cannot change what is stored. */
   private copy(row: Stored): DocumentChunk {
-    const chunk = structuredClone(row.chunk);
-    delete chunk.embedding;
-    return { ...chunk, embedding: Float32Array.from(row.vector) };
+    return { ...structuredClone(row.chunk), embedding: Float32Array.from(row.vector) };
   }
 }
