@@ -1,5 +1,5 @@
-import { invalidArgument, isOperatorCondition, metadataTerms, parseMetadataFilter, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
-import { hasLoneSurrogate } from '@zerda/vector-kit';
+import { invalidArgument, metadataTerms, parseMetadataFilter, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
+import { compileCondition, hasLoneSurrogate, type ConditionCompiler } from '@zerda/vector-kit';
 
 /**
  * How metadata is made filterable in a Lance table. LanceDB's SQL (DataFusion) cannot express
@@ -157,39 +157,9 @@ function textColumnField(column: string): FieldCompiler {
   };
 }
 
-function compileCondition(field: FieldCompiler, condition: FieldCondition): CompiledFilter {
-  if (!isOperatorCondition(condition)) return field.equals(condition);
-  const parts: CompiledFilter[] = [];
-  for (const [operator, operand] of Object.entries(condition)) {
-    if (operand === undefined) continue;
-    switch (operator) {
-      case '$eq':
-        parts.push(field.equals(operand as FilterScalar));
-        break;
-      case '$ne':
-        parts.push(not(field.equals(operand as FilterScalar)));
-        break;
-      case '$gt':
-      case '$gte':
-      case '$lt':
-      case '$lte':
-        parts.push(field.compare(operator, operand as number | string));
-        break;
-      case '$in':
-        parts.push(field.anyEquals(operand as FilterScalar[]));
-        break;
-      case '$nin':
-        parts.push(not(field.anyEquals(operand as FilterScalar[])));
-        break;
-      case '$exists':
-        parts.push(field.present(operand as boolean));
-        break;
-      default:
-        // A validated filter has no other operator; an unknown one matches nothing, as in matchesFilter.
-        parts.push(FALSE);
-    }
-  }
-  return allOf(parts);
+/** A field's compiler with the logic of compiled filters, for the kit's one operator switch. */
+function withLogic(field: FieldCompiler): ConditionCompiler<CompiledFilter> {
+  return { ...field, not, allOf, nothing: FALSE };
 }
 
 /** Column names the compiled SQL refers to (trusted identifiers, never user input). */
@@ -230,7 +200,7 @@ export function compileFilter(filter: MetadataFilter | undefined, columns: Lance
       else if (key === '$not') parts.push(not(compile(condition as MetadataFilter)));
       else {
         const field = key === 'docId' ? textColumnField(columns.docId) : key === 'source' ? textColumnField(columns.source) : metadataField(key, columns);
-        parts.push(compileCondition(field, condition as FieldCondition));
+        parts.push(compileCondition(condition as FieldCondition, withLogic(field)));
       }
     }
     return allOf(parts);

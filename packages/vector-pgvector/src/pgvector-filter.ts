@@ -1,4 +1,5 @@
-import { isOperatorCondition, parseMetadataFilter, type FieldCondition, type FilterScalar, type MetadataFilter } from '@zerda/types';
+import { parseMetadataFilter, type FieldCondition, type FilterScalar, type MetadataFilter } from '@zerda/types';
+import { compileCondition, type ConditionCompiler } from '@zerda/vector-kit';
 
 /**
  * The SQL expressions a compiled filter refers to. Each must be a trusted expression (a quoted,
@@ -113,39 +114,17 @@ function allOf(parts: string[]): string {
   return parts.length === 0 ? 'TRUE' : parts.length === 1 ? parts[0]! : `(${parts.join(' AND ')})`;
 }
 
-function compileCondition(field: MetadataField | TextColumnField, condition: FieldCondition): string {
-  if (!isOperatorCondition(condition)) return field.equals(condition);
-  const parts: string[] = [];
-  for (const [operator, operand] of Object.entries(condition)) {
-    if (operand === undefined) continue;
-    switch (operator) {
-      case '$eq':
-        parts.push(field.equals(operand as FilterScalar));
-        break;
-      case '$ne':
-        parts.push(`(NOT ${field.equals(operand as FilterScalar)})`);
-        break;
-      case '$gt':
-      case '$gte':
-      case '$lt':
-      case '$lte':
-        parts.push(field.compare(operator, operand as number | string));
-        break;
-      case '$in':
-        parts.push(anyOf((operand as FilterScalar[]).map((value) => field.equals(value))));
-        break;
-      case '$nin':
-        parts.push(`(NOT ${anyOf((operand as FilterScalar[]).map((value) => field.equals(value)))})`);
-        break;
-      case '$exists':
-        parts.push(field.present(operand as boolean));
-        break;
-      default:
-        // A validated filter has no other operator; an unknown one matches nothing, as in matchesFilter.
-        parts.push('FALSE');
-    }
-  }
-  return allOf(parts);
+/** A field's compiler with SQL's logic, for the kit's one operator switch. */
+function conditionCompiler(field: MetadataField | TextColumnField): ConditionCompiler<string> {
+  return {
+    equals: (value) => field.equals(value),
+    anyEquals: (values) => anyOf(values.map((value) => field.equals(value))),
+    compare: (operator, bound) => field.compare(operator, bound),
+    present: (expected) => field.present(expected),
+    not: (part) => `(NOT ${part})`,
+    allOf,
+    nothing: 'FALSE',
+  };
 }
 
 /**
@@ -168,7 +147,7 @@ export function compileFilter(filter: MetadataFilter | undefined, parameters: un
       else {
         const field =
           key === 'docId' ? new TextColumnField(columns.docId, bind) : key === 'source' ? new TextColumnField(columns.source, bind) : new MetadataField(columns.metadata, key, bind);
-        parts.push(compileCondition(field, condition as FieldCondition));
+        parts.push(compileCondition(condition as FieldCondition, conditionCompiler(field)));
       }
     }
     return allOf(parts);
