@@ -1,4 +1,5 @@
 import { NEGATED_RANGE, SUPERSET, allOf, anyOf, constant, leaf, pushDownFilter, type FieldTranslator, type MetadataFilter } from '@zerda/types';
+import { hasLoneSurrogate } from '@zerda/vector-kit';
 import { DOC_ID_KEY, SOURCE_KEY, isNumberKey, numberKey, presenceKey, valueKey } from './chroma-records.js';
 
 /** A Chroma `where` clause. */
@@ -46,7 +47,7 @@ function chunkField(key: string): FieldTranslator {
   return {
     anyEquals(values, negated) {
       // A lone surrogate cannot be stored (Chroma speaks UTF-8), so it never equals a stored value.
-      const strings = [...new Set(values.filter((value): value is string => typeof value === 'string' && !/\p{Cs}/u.test(value)))];
+      const strings = [...new Set(values.filter((value): value is string => typeof value === 'string' && !hasLoneSurrogate(value)))];
       if (strings.length === 0) return constant(negated);
       if (strings.length === 1) return leaf(key, negated ? '$ne' : '$eq', strings[0]);
       return leaf(key, negated ? '$nin' : '$in', strings);
