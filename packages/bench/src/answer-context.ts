@@ -1,4 +1,5 @@
 import { answerInContext, normalizeForAnswerMatch } from '@zerda/retriever';
+import { splitSentences } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import type { BenchDataset } from './datasets.js';
 import { packNaively } from './context-metrics.js';
@@ -130,4 +131,37 @@ export function naiveAnswerRate(dataset: BenchDataset, run: Readonly<Record<stri
     tally.add(packNaively(contents, budget, counter), dataset.answers?.get(query.id) ?? []);
   }
   return tally.rate;
+}
+
+/**
+ * The lead a composition policy with lead share s keeps verbatim (see `CompositionPolicy.share` of
+ * @zerda/composer), recomputed from the candidates: whole sentences in rank order — the first
+ * passage's from its opening, then the next passage's — while they fit in `units`, a passage entering
+ * with at least `minimum` characters (the composer's `minChunkLength`, default 50) and paying `frame`
+ * units (its separator). Sentences here are whole sentences; the composer splits a long sentence into
+ * clauses and so keeps at least this much (exactly, for a character counter).
+ */
+export function guaranteedLead(texts: readonly string[], units: number, counter: LengthCounter, frame: number, minimum = 50): string {
+  const kept: string[] = [];
+  let spent = 0;
+  for (const text of texts) {
+    const sentences = splitSentences(text);
+    if (sentences.length === 0) continue;
+    let end = 0;
+    let pending = frame;
+    for (const [index, sentence] of sentences.entries()) {
+      pending += counter(sentence.text) + (index === 0 ? 0 : counter(text.slice(sentences[index - 1]!.end, sentence.start)));
+      // The opening window is one pick: it is kept whole or not at all.
+      if (end === 0 && [...text.slice(sentences[0]!.start, sentence.end)].length < minimum && index < sentences.length - 1) continue;
+      if (spent + pending > units) {
+        if (end > 0) kept.push(text.slice(0, end));
+        return kept.join('\n');
+      }
+      spent += pending;
+      pending = 0;
+      end = sentence.end;
+    }
+    kept.push(text.slice(0, end));
+  }
+  return kept.join('\n');
 }

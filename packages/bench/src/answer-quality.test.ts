@@ -5,7 +5,8 @@ import { KeywordRetriever } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
-import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, answerDepth, answeredQueries, naiveAnswerRate } from './answer-context.js';
+import { SmartContextComposer } from '@zerda/composer';
+import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, answerDepth, answeredQueries, guaranteedLead, naiveAnswerRate } from './answer-context.js';
 import { datasetsDirectory, listDatasets, loadDataset } from './datasets.js';
 import { ENGINE_BENCH_CONFIG } from './jobs.js';
 import { documentsToChunks } from './systems/zerda-systems.js';
@@ -53,4 +54,31 @@ describe.skipIf(!available)(`answer-in-context: the engine never falls below nai
       expect(below, below.join('; ')).toEqual([]);
     });
   }
+});
+
+describe('guaranteedLead: the lead a lead share keeps, recomputed for the bound', () => {
+  const texts = ['The Nile is long. It flows north. Its delta is wide.', 'Cairo is large. It has museums.'];
+  const frame = charCounter('\n\n---\n\n');
+
+  it('keeps whole sentences in rank order while they fit, each passage paying its frame', () => {
+    expect(guaranteedLead(texts, frame + 17, charCounter, frame, 0)).toBe('The Nile is long.');
+    expect(guaranteedLead(texts, frame + 16, charCounter, frame, 0)).toBe('');
+    expect(guaranteedLead(texts, frame + 52 + frame + 15, charCounter, frame, 0)).toBe(`${texts[0]}\nCairo is large.`);
+  });
+
+  it('a passage enters with at least minChunkLength characters (its opening window is one pick)', () => {
+    expect(guaranteedLead(texts, frame + 32, charCounter, frame, 30)).toBe('');
+    expect(guaranteedLead(texts, frame + 33, charCounter, frame, 30)).toBe('The Nile is long. It flows north.');
+    // A passage shorter than the minimum enters whole.
+    expect(guaranteedLead(texts, frame + 52 + frame + 31, charCounter, frame, 50)).toBe(`${texts[0]}\n${texts[1]}`);
+  });
+
+  it('is what the composer keeps with that share (characters): every guaranteed sentence is in its context', () => {
+    const chunks = texts.map((text, index) => ({ chunk: { id: `c${index}`, docId: `d${index}`, text, source: `s${index}`, metadata: {}, position: { index: 0 } }, score: 2 - index }));
+    const analysis = { query: 'museums', effectiveQuery: 'museums', keywords: ['museums'], language: 'en', intent: 'question', answerType: 'other', complexity: 'simple' } as never;
+    for (const budget of [60, 80, 100, 120]) {
+      const { context } = new SmartContextComposer({}, { policy: { share: 0.5, confidentShare: 0.5 } }).compose(chunks as never, { budget, analysis });
+      for (const line of guaranteedLead(texts, 0.5 * budget, charCounter, frame).split('\n')) expect(context).toContain(line);
+    }
+  });
 });

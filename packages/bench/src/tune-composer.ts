@@ -13,7 +13,10 @@
  * chars,cl100k`, `--policies '[{"share":0.5,…},…]'` (the candidates; default: a grid),
  * `--split held-out|train` (where policies are scored without `--lodo`), `--config '{…}'` (engine
  * configuration, e.g. ranking weights), `--lodo` (fit and choose per fold), `--depth N` (candidates
- * per question at the two largest budgets of each unit).
+ * per question at the two largest budgets of each unit), `--compare '[{…}]'` (with `--lodo`: fixed
+ * policies also read on each held-out dataset with the fold's model), `--choose` (one policy for the
+ * defaults: chosen on the train splits of every dataset that has one, read on the held-out splits with
+ * what its lead share guarantees; `--min-share s` admits only candidates whose lead share is at least s).
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +24,8 @@ import { COMPOSITION_POLICY, SENTENCE_MODEL, SmartContextComposer, type Composit
 import { KeywordRetriever } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
-import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, answeredQueries, naiveAnswerRate, type SplitGroup } from './answer-context.js';
+import { answerInContext } from '@zerda/retriever';
+import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, answeredQueries, guaranteedLead, naiveAnswerRate, type SplitGroup } from './answer-context.js';
 import { captureCandidates, fitSentenceModel, relevantIds, type Captured, type TrainingSet } from './composer-fitting.js';
 import { auditContext, packNaively } from './context-metrics.js';
 import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset } from './datasets.js';
@@ -99,6 +103,87 @@ export function policyScore(deltas: readonly number[]): number {
   return mean + 3 * Math.min(0, ...deltas);
 }
 
+/**
+ * What the lead share guarantees, per cell: the share of questions whose answer naive packing holds
+ * at the budget but the lead a policy keeps verbatim (`share` × budget, the smaller of `share` and
+ * `confidentShare`; {@link guaranteedLead}) does not — the most a policy with that share can lose to
+ * naive packing there, whatever its sentence model says. `frame` is the default separator, measured.
+ */
+export function leadLossBound(prepared: Prepared, cells: readonly Cell[], share: number): number[] {
+  const documents = new Map(prepared.dataset.documents.map((document) => [document.id, document]));
+  return cellsFor(prepared, cells).map(({ budget, counter }) => {
+    let exposed = 0;
+    const frame = counter('\n\n---\n\n');
+    for (const query of prepared.queries) {
+      const answers = prepared.dataset.answers?.get(query.id) ?? [];
+      const found = prepared.captured.get(query.id);
+      if (!found || answers.length === 0) continue;
+      const contents = (prepared.run[query.id] ?? []).slice(0, 10).flatMap((id) => (documents.has(id) ? [documentContent(documents.get(id)!)] : []));
+      if (!answerInContext(packNaively(contents, budget, counter), answers)) continue;
+      const lead = guaranteedLead(found.ranked.map((scored) => scored.chunk.text), share * budget, counter, frame);
+      if (!answerInContext(lead, answers)) exposed += 1;
+    }
+    return exposed / Math.max(1, prepared.queries.length);
+  });
+}
+
+/** Scores closer than this are a tie (a policy score moves by 1/3,000 per question of a 300-question split). */
+const SCORE_TIE = 1e-6;
+
+interface ChooseTools {
+  prepare: (dataset: BenchDataset, split: SplitGroup | 'all', queryLimit?: number) => Promise<Prepared>;
+  deltasOf: (prepared: Prepared, model: SentenceModel, policy: CompositionPolicy, naive: number[]) => number[];
+  table: (label: string, prepared: Prepared, rates: number[], naive: number[]) => void;
+  cells: readonly Cell[];
+}
+
+/**
+ * `--choose`: one policy for the defaults, chosen on the train splits of every dataset that has one
+ * (the sum of {@link policyScore} over them, the shipped sentence model), then read on every
+ * dataset's held-out questions (claims, which have no train split, are read, never chosen on) with
+ * what its lead share guarantees ({@link leadLossBound}). At an equal score the larger guaranteed lead
+ * share wins (the stronger floor for the same measured gain).
+ */
+async function choose(datasets: readonly BenchDataset[], policies: readonly CompositionPolicy[], tools: ChooseTools): Promise<void> {
+  const { prepare, deltasOf, table, cells } = tools;
+  const train: Array<{ prepared: Prepared; naive: number[] }> = [];
+  for (const dataset of datasets) {
+    if (!dataset.answers || dataset.answers.size === 0) continue;
+    const prepared = await prepare(dataset, 'train');
+    train.push({ prepared, naive: naiveRates(prepared, cells) });
+  }
+  let best: { policy: CompositionPolicy; score: number } | undefined;
+  for (const policy of policies) {
+    let score = 0;
+    for (const { prepared, naive } of train) {
+      const deltas = deltasOf(prepared, SENTENCE_MODEL, policy, naive);
+      score += policyScore(deltas);
+      table(`${JSON.stringify(policy)} score ${policyScore(deltas).toFixed(4)}`, prepared, deltas.map((delta, index) => delta + naive[index]!), naive);
+    }
+    console.log(`${JSON.stringify(policy)} total score ${score.toFixed(4)}`);
+    // At an equal score the stronger guarantee wins: the larger lead share kept verbatim.
+    const guaranteed = (candidate: CompositionPolicy) => Math.min(candidate.share, candidate.confidentShare);
+    if (!best || score > best.score + SCORE_TIE || (score >= best.score - SCORE_TIE && guaranteed(policy) > guaranteed(best.policy))) best = { policy, score };
+  }
+  if (!best) throw new Error('no candidate policy (see --policies and --min-share)');
+  console.log(`chosen on ${train.map(({ prepared }) => `${prepared.dataset.name} train (${prepared.queries.length})`).join(' + ')}: ${JSON.stringify(best.policy)}`);
+  const percent = (value: number) => (100 * value).toFixed(1);
+  for (const dataset of datasets) {
+    const prepared = await prepare(dataset, 'held-out', Infinity);
+    const naive = naiveRates(prepared, cells);
+    const shipped = JSON.stringify(best.policy) === JSON.stringify(COMPOSITION_POLICY) ? [] : [['shipped (COMPOSITION_POLICY)', COMPOSITION_POLICY] as const];
+    const rows = [['chosen', best.policy], ...shipped, ['no lead share, no margin', { ...COMPOSITION_POLICY, share: 0, confidentShare: 0, margin: 0 }]] as const;
+    for (const [label, policy] of rows) {
+      const deltas = deltasOf(prepared, SENTENCE_MODEL, policy, naive);
+      table(label, prepared, deltas.map((delta, index) => delta + naive[index]!), naive);
+    }
+    if (prepared.measure === 'answers') {
+      const bound = leadLossBound(prepared, cells, Math.min(best.policy.share, best.policy.confidentShare));
+      console.log(`lead bound ${dataset.name}: ${cellsFor(prepared, cells).map((cell, index) => `${cell.budget}${cell.unit === 'cl100k' ? 't' : ''} ${percent(bound[index]!)}`).join(' · ')}`);
+    }
+  }
+}
+
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop()!);
 if (isMain) await main();
 
@@ -114,8 +199,12 @@ async function main(): Promise<void> {
       lodo: { type: 'boolean', default: false },
       depth: { type: 'string', default: '10' },
       steps: { type: 'string', default: '400' },
+      choose: { type: 'boolean', default: false },
+      'min-share': { type: 'string', default: '0' },
+      compare: { type: 'string' },
     },
   });
+  const compared = values.compare ? (JSON.parse(values.compare) as Array<Partial<CompositionPolicy>>).map((policy) => ({ ...COMPOSITION_POLICY, ...policy })) : [];
   const extraConfig = values.config ? (JSON.parse(values.config) as Record<string, unknown>) : {};
   const limit = values.queries === undefined ? Infinity : Number(values.queries);
   const depth = Number(values.depth);
@@ -156,6 +245,10 @@ async function main(): Promise<void> {
     composedRates(prepared, new SmartContextComposer((extraConfig.composer ?? {}) as ConstructorParameters<typeof SmartContextComposer>[0], { sentenceModel: model, policy }), cells).map((rate, index) => rate - naive[index]!);
 
   const datasets = names.map((name) => loadDataset(join(directory, name)));
+  if (values.choose) {
+    await choose(datasets, policies.filter((policy) => Math.min(policy.share, policy.confidentShare) >= Number(values['min-share'])), { prepare, deltasOf, table, cells });
+    return;
+  }
   if (!values.lodo) {
     for (const dataset of datasets) {
       const prepared = await prepare(dataset, values.split as SplitGroup);
@@ -202,5 +295,10 @@ async function main(): Promise<void> {
     table(`LODO (model and policy ${JSON.stringify(best!.policy)} chosen on ${others.map((dataset) => dataset.name).join(' + ')})`, prepared, deltas.map((delta, index) => delta + naive[index]!), naive);
     const defaults = deltasOf(prepared, SENTENCE_MODEL, COMPOSITION_POLICY, naive);
     table('shipped defaults', prepared, defaults.map((delta, index) => delta + naive[index]!), naive);
+    // Fixed policies (`--compare`) with the fold's model: what a policy chosen elsewhere gives where the model never looked.
+    for (const policy of compared) {
+      const deltas = deltasOf(prepared, model, policy, naive);
+      table(`LODO model, policy ${JSON.stringify(policy)}`, prepared, deltas.map((delta, index) => delta + naive[index]!), naive);
+    }
   }
 }
