@@ -8,6 +8,9 @@ import { FAISS_DEFAULT_EF_CONSTRUCTION, FAISS_DEFAULT_EF_SEARCH, createFaissInde
 
 export type { FaissIndexType, FaissSearchOptions, FaissVectorStoreOptions } from './faiss-options.js';
 
+/** What the store can do besides the core (the kit adds `embeds`). */
+const CAPABILITIES = { persistence: true, nativeFilter: false, textSearch: false };
+
 /**
  * A `VectorStore` on FAISS through faiss-node: an exact flat index or an HNSW graph, in process,
  * saved to and loaded from one file. FAISS knows vectors by position ("labels"), renumbers them
@@ -41,15 +44,8 @@ export class FaissVectorStore extends VectorStoreBase {
 
   constructor(options: FaissVectorStoreOptions = {}) {
     const parsed = parseFaissOptions(options);
-    super({
-      name: 'faiss',
-      metric: parsed.metric,
-      dimensions: parsed.dimensions,
-      capabilities: { persistence: true, nativeFilter: false, textSearch: false },
-      // FAISS reports the inner product (of unit vectors, for cosine) and the squared l2 distance.
-      distance: 'similarity',
-      searchOptions: ['efSearch'],
-    });
+    // FAISS reports the inner product (of unit vectors, for cosine) and the squared l2 distance.
+    super({ name: 'faiss', metric: parsed.metric, dimensions: parsed.dimensions, capabilities: CAPABILITIES, distance: 'similarity', searchOptions: ['efSearch'] });
     this.indexType = parsed.indexType;
     this.m = parsed.m;
     this.efConstruction = parsed.efConstruction;

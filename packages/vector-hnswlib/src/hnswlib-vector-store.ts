@@ -30,6 +30,9 @@ const SELECTIVITY_SAMPLE = 1024;
 /** Multiply-adds an exact filtered search may spend by default before the graph is preferred. */
 const DEFAULT_EXACT_WORK = 4 * 1024 * 1024;
 
+/** What the store can do besides the core (the kit adds `embeds`). */
+const CAPABILITIES = { persistence: true, nativeFilter: true, textSearch: false, snapshot: true };
+
 /**
  * An approximate-nearest-neighbour `VectorStore` on hnswlib-node's HNSW graph, persistent on disk.
  *
@@ -69,15 +72,8 @@ export class HnswVectorStore extends VectorStoreBase {
 
   constructor(options: HnswVectorStoreOptions = {}) {
     const parsed = parseHnswOptions(options);
-    super({
-      name: 'hnswlib',
-      metric: parsed.metric,
-      dimensions: parsed.dimensions,
-      capabilities: { persistence: true, nativeFilter: true, textSearch: false, snapshot: true },
-      // hnswlib reports 1 − cos, 1 − dot and the squared euclidean distance.
-      distance: 'one-minus',
-      searchOptions: ['efSearch'],
-    });
+    // hnswlib reports 1 − cos, 1 − dot and the squared euclidean distance.
+    super({ name: 'hnswlib', metric: parsed.metric, dimensions: parsed.dimensions, capabilities: CAPABILITIES, distance: 'one-minus', searchOptions: ['efSearch'] });
     this.settingM = parsed.M;
     this.settingEfConstruction = parsed.efConstruction;
     this.settingEfSearch = parsed.efSearch;

@@ -1,18 +1,4 @@
-import {
-  createError,
-  invalidArgument,
-  matchesFilter,
-  parseMetadataFilter,
-  toDocumentChunk,
-  type DocumentChunk,
-  type Embedding,
-  type MetadataFilter,
-  type SnapshotReader,
-  type SnapshotWriter,
-  type VectorMetric,
-  type VectorSearchHit,
-  type VectorSearchOptions,
-} from '@zerda/types';
+import { createError, invalidArgument, matchesFilter, parseMetadataFilter, toDocumentChunk, type DocumentChunk, type Embedding, type MetadataFilter, type SnapshotReader, type SnapshotWriter, type VectorMetric, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
 import { VectorStoreBase, dimensionsOption, metricOption, pathOption, validateVectors, type QueryHit, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
 import { VectorPages } from './vector-pages.js';
 import { readStoreBody, readStoreHeader, writeStoreSnapshot } from './memory-snapshot.js';
@@ -20,6 +6,9 @@ import { checkIdsOption, fileFormat, parseMemoryOptions, storeFile, type MemoryS
 import { MemoryRows } from './memory-records.js';
 
 export type { MemorySearchOptions, MemoryVectorStoreJSON, MemoryVectorStoreOptions } from './memory-options.js';
+
+/** What the store can do besides the core (the kit adds `embeds`). */
+const CAPABILITIES = { persistence: true, nativeFilter: true, textSearch: false, snapshot: true };
 
 /**
  * Exact (brute-force) vector search held entirely in memory, in pure TypeScript. Vectors live in
@@ -44,16 +33,8 @@ export class MemoryVectorStore extends VectorStoreBase {
 
   constructor(options: MemoryVectorStoreOptions = {}) {
     const parsed = parseMemoryOptions(options);
-    super({
-      name: 'memory',
-      metric: parsed.metric,
-      dimensions: parsed.dimensions,
-      capabilities: { persistence: true, nativeFilter: true, textSearch: false, snapshot: true },
-      // Scores are computed here: cosine and inner product as similarities, l2 as the squared distance.
-      distance: 'similarity',
-      embedder: parsed.embedder,
-      searchOptions: ['ids'],
-    });
+    // Scores are computed here: cosine and inner product as similarities, l2 as the squared distance.
+    super({ name: 'memory', metric: parsed.metric, dimensions: parsed.dimensions, embedder: parsed.embedder, capabilities: CAPABILITIES, distance: 'similarity', searchOptions: ['ids'] });
     this.path = parsed.path;
     this.rows = new MemoryRows(parsed.metric);
   }
