@@ -1,5 +1,6 @@
 import { MemoryVectorStore } from '@zerda/vector-memory';
 import {
+  isVectorMetric,
   createError,
   invalidArgument,
   matchesFilter,
@@ -67,7 +68,6 @@ export interface FromLangChainOptions extends LangChainAdapterOptions {
 }
 
 const OPTION_KEYS = ['name', 'embedder', 'store', 'addToStore', 'metric', 'batchSize', 'overFetch', 'maxFetch'] as const;
-const METRICS: readonly VectorMetric[] = ['cosine', 'ip', 'l2'];
 
 /** What `vector.json` of a retriever snapshot records. */
 interface VectorSnapshotRecord {
@@ -156,7 +156,7 @@ export class VectorRetriever implements Retriever {
       this.ownsStore = false;
       this.metric = record.store.metric;
     } else {
-      if (record.metric !== undefined && !METRICS.includes(record.metric as VectorMetric)) throw invalidArgument('options.metric', 'one of "cosine", "ip", "l2"', record.metric);
+      if (record.metric !== undefined && !isVectorMetric(record.metric)) throw invalidArgument('options.metric', 'one of "cosine", "ip", "l2"', record.metric);
       this.metric = (record.metric as VectorMetric | undefined) ?? 'cosine';
       this.ownsStore = true;
       this.currentStore = this.createDefaultStore();
