@@ -117,3 +117,94 @@ describe('VectorStoreBase', () => {
     }
   });
 });
+
+/** A remote-like backend: nothing exists until the first write creates it; fetches, text search and snapshots. */
+class LazyStore extends VectorStoreBase {
+  readonly prepared: Array<[number | undefined, boolean]> = [];
+  readonly rows = new Map<string, DocumentChunk>();
+  exists = false;
+
+  constructor(textSearch = true) {
+    super({ name: 'lazy', metric: 'cosine', capabilities: { persistence: true, nativeFilter: true, textSearch, snapshot: true }, distance: 'one-minus', maxK: 3 });
+  }
+
+  textSearch(query: string, options: { k: number; filter?: MetadataFilter }) {
+    return this.searchText(query, options);
+  }
+
+  readSnapshot(reader: never) {
+    return this.restoreFrom(reader);
+  }
+
+  protected override async doPrepare(dimensions: number | undefined, create: boolean): Promise<boolean> {
+    this.prepared.push([dimensions, create]);
+    if (!this.exists && create) this.exists = true;
+    return this.exists;
+  }
+
+  protected async doUpsert(records: VectorRecord[]): Promise<void> {
+    for (const { chunk } of records) this.rows.set(chunk.id, chunk);
+  }
+
+  protected async doQuery({ limit }: VectorQuery<MetadataFilter>): Promise<QueryHit[]> {
+    return [...this.rows.values()].slice(0, limit).map((chunk, i) => ({ chunk, distance: i / 10 }));
+  }
+
+  protected async doDelete(): Promise<void> {
+    throw new Error('nothing to delete');
+  }
+
+  protected async doCount(): Promise<number> {
+    return this.rows.size;
+  }
+
+  protected override async doFetch(ids: string[]): Promise<DocumentChunk[]> {
+    return ids.flatMap((id) => (this.rows.has(id) ? [this.rows.get(id)!] : [])).reverse();
+  }
+
+  protected override async doTextSearch({ query, limit }: { query: string; limit: number }): Promise<QueryHit[]> {
+    const matching = [...this.rows.values()].filter((chunk) => chunk.text.includes(query));
+    return matching.map((chunk) => ({ chunk, score: chunk.text.length })).sort((a, b) => b.score - a.score).slice(0, limit);
+  }
+
+  protected override async doReadSnapshot(): Promise<void> {}
+}
+
+describe('VectorStoreBase with a backend that does not exist yet', () => {
+  it('answers reads without creating it, and creates it (once) on the first add with the dimension', async () => {
+    const store = new LazyStore();
+    expect(await store.count()).toBe(0);
+    expect(await store.search([1, 0], { k: 2 })).toEqual([]);
+    expect(await store.get(['a'])).toEqual([]);
+    await store.delete(['a']); // would throw from doDelete if it reached the backend
+    expect(store.prepared.every(([, create]) => !create)).toBe(true);
+    await Promise.all([store.add(chunks(2)), store.add(chunks(3))]);
+    expect(store.prepared.filter(([, create]) => create)).toEqual([[2, true]]);
+    expect(store.dimensions).toBe(2);
+  });
+
+  it('returns get in the order asked, skipping missing ids, whatever order the backend answers in', async () => {
+    const store = new LazyStore();
+    await store.add(chunks(3));
+    expect((await store.get(['c2', 'missing', 'c0', 'c2'])).map((chunk) => chunk.id)).toEqual(['c2', 'c0', 'c2']);
+  });
+
+  it('caps k at maxK, converts one-minus distances, and runs keyword search through doTextSearch', async () => {
+    const store = new LazyStore();
+    await store.add([...chunks(5), { id: 'long', docId: 'x', text: 't-long', source: 's', metadata: {}, position: { index: 0 }, embedding: [1, 1] }]);
+    const hits = await store.search([1, 0], { k: 10 });
+    expect(hits).toHaveLength(3);
+    expect(hits[0]!.score).toBeCloseTo(1, 12);
+    const text = await store.textSearch('t', { k: 2 });
+    expect(text.map((hit) => hit.chunk.id)).toEqual(['long', 'c0']);
+    await expect(new LazyStore(false).textSearch('t', { k: 1 })).rejects.toMatchObject({ code: 'ZERDA_UNSUPPORTED' });
+    await expect(store.textSearch(1 as never, { k: 1 })).rejects.toMatchObject({ details: { field: 'query' } });
+  });
+
+  it('restores a snapshot only into an empty store', async () => {
+    const store = new LazyStore();
+    await store.readSnapshot(undefined as never);
+    await store.add(chunks(1));
+    await expect(store.readSnapshot(undefined as never)).rejects.toMatchObject({ code: 'ZERDA_UNSUPPORTED' });
+  });
+});
