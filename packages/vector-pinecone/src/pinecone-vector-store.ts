@@ -1,6 +1,6 @@
 import type { QueryOptions } from '@pinecone-database/pinecone';
 import { createError, invalidArgument, validateSearchOptions, type DocumentChunk, type MetadataFilter, type VectorSearchOptions } from '@zerda/types';
-import { VectorStoreBase, batches, batchesWithin, type QueryHit, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
+import { VectorStoreBase, batches, batchesWithin, utf8Storable, type QueryHit, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
 import { translateFilter, type PineconeFilter, type TranslatedFilter } from './pinecone-filter.js';
 import {
   IDS_PER_DELETE,
@@ -51,6 +51,8 @@ export class PineconeVectorStore extends VectorStoreBase<PineconeFilter, Prepare
       capabilities: { persistence: true, nativeFilter: true, textSearch: false },
       // Query scores: cosine and dot product as similarities, euclidean as the squared distance.
       distance: 'similarity',
+      // Pinecone stores UTF-8: a lone surrogate cannot be stored, so it is refused on add and skipped on reads and deletes.
+      storable: utf8Storable('Pinecone'),
       searchOptions: ['scanFactor', 'maxCandidates'],
       maxK: MAX_TOP_K,
       overFetch: resolved.overFetch,

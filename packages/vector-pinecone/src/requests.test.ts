@@ -79,6 +79,18 @@ describe('upsert requests', () => {
     expect(error.message).toMatch(/40960 bytes/);
     expect(fake.requests).toHaveLength(0);
   });
+
+  it('refuses text Pinecone cannot store (a lone surrogate) before sending anything, and never asks for such an id', async () => {
+    const { fake, index } = setup();
+    const store = new PineconeVectorStore({ index, dimensions: 3 });
+    const error = await expectZerdaError(() => store.add([chunk('ok', [1, 0, 0]), chunk('bad', [0, 1, 0], { text: 'half \ud800 pair' })]));
+    expect(error.code).toBe('ZERDA_INVALID_ARGUMENT');
+    expect(error.details.field).toBe('chunks[1].text');
+    expect(fake.requests).toHaveLength(0);
+    expect(await store.get(['\udc00'])).toEqual([]);
+    await store.delete(['\udc00']);
+    expect(fake.requests).toHaveLength(0);
+  });
 });
 
 describe('query requests', () => {
