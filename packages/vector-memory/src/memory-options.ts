@@ -67,13 +67,3 @@ export function fileFormat(): Promise<import('@zerda/persistence').SnapshotForma
   });
   return cachedFormat;
 }
-
-/**
- * The file format module, loaded on the first `load` of a format-1 file so that importing the store
- * loads no Node built-in. `#store-file` is a conditional import (package.json `imports`): Node.js,
- * Bun and Deno get the `node:fs` implementation; browsers and workers get one that fails with
- * `ZERDA_UNSUPPORTED` (use `toJSON()`/`fromJSON()` there), so bundlers never see `node:fs`.
- */
-export function storeFile(): Promise<typeof import('#store-file')> {
-  return import('#store-file');
-}

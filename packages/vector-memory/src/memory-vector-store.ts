@@ -2,10 +2,21 @@ import { createError, invalidArgument, matchesFilter, parseMetadataFilter, toDoc
 import { VectorStoreBase, dimensionsOption, metricOption, pathOption, validateVectors, type QueryHit, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
 import { VectorPages } from './vector-pages.js';
 import { readStoreBody, readStoreHeader, writeStoreSnapshot } from './memory-snapshot.js';
-import { checkIdsOption, fileFormat, parseMemoryOptions, storeFile, type MemorySearchOptions, type MemoryVectorStoreJSON, type MemoryVectorStoreOptions } from './memory-options.js';
+import { checkIdsOption, fileFormat, parseMemoryOptions, type MemorySearchOptions, type MemoryVectorStoreJSON, type MemoryVectorStoreOptions } from './memory-options.js';
 import { MemoryRows } from './memory-records.js';
 
 export type { MemorySearchOptions, MemoryVectorStoreJSON, MemoryVectorStoreOptions } from './memory-options.js';
+
+/**
+ * The file format module, loaded on the first `load` of a format-1 file so that importing the store
+ * loads no Node built-in. `#store-file` is a conditional import (package.json `imports`): Node.js,
+ * Bun and Deno get the `node:fs` implementation; browsers and workers get one that fails with
+ * `ZERDA_UNSUPPORTED` (use `toJSON()`/`fromJSON()` there), so bundlers never see `node:fs`. Not
+ * exported from a module: declaration files must not name `#store-file` (node10 resolution cannot).
+ */
+function storeFile(): Promise<typeof import('#store-file')> {
+  return import('#store-file');
+}
 
 /** What the store can do besides the core (the kit adds `embeds`). */
 const CAPABILITIES = { persistence: true, nativeFilter: true, textSearch: false, snapshot: true };
