@@ -20,6 +20,7 @@ import {
   type HnswVectorStoreOptions,
 } from './hnswlib-options.js';
 import { buildInParallel } from './parallel-build.js';
+import { HnswLabels } from './hnswlib-records.js';
 
 export { autoEfSearch, type HnswSearchOptions, type HnswVectorStoreOptions } from './hnswlib-options.js';
 
@@ -64,11 +65,7 @@ export class HnswVectorStore extends VectorStoreBase {
   private directory: string | undefined;
   private exact: MemoryVectorStore;
   private index: HnswIndex | undefined;
-  private labelById = new Map<string, number>();
-  private idByLabel = new Map<number, string>();
-  private nextLabel = 0;
-  /** Marked-deleted slots not yet reused by an insert. */
-  private deletedSlots = 0;
+  private labels = new HnswLabels();
 
   constructor(options: HnswVectorStoreOptions = {}) {
     const parsed = parseHnswOptions(options);
@@ -100,7 +97,7 @@ export class HnswVectorStore extends VectorStoreBase {
 
   /** The candidate list a search uses by default now: the fixed `efSearch`, or `'auto'`'s for the current count. */
   get efSearch(): number {
-    return this.settingEfSearch ?? efSearchFor(this.labelById.size);
+    return this.settingEfSearch ?? efSearchFor(this.labels.size);
   }
 
   /** The `efSearch` setting: a fixed number, or `'auto'`. */
@@ -174,9 +171,9 @@ export class HnswVectorStore extends VectorStoreBase {
       threads: this.buildThreads,
       ids: chunks.map((chunk) => chunk.id),
       vectors,
-      labelOf: (id) => this.labelById.get(id),
-      nextLabel: this.nextLabel,
-      deletedSlots: this.deletedSlots,
+      labelOf: (id) => this.labels.labelOf(id),
+      nextLabel: this.labels.next,
+      deletedSlots: this.labels.deletedSlots,
     });
     if (!built) return false;
     // The exact store validates again and writes all or nothing: if it refuses, the new graph is dropped.
@@ -189,14 +186,12 @@ export class HnswVectorStore extends VectorStoreBase {
     // From here on synchronous: no search or write sees a half-switched store. (Each graph search sets
     // its own ef.)
     this.index = built.index;
-    chunks.forEach((chunk, i) => {
-      const label = built.labels[i]!;
-      if (this.labelById.has(chunk.id)) return;
-      this.labelById.set(chunk.id, label);
-      this.idByLabel.set(label, chunk.id);
-    });
-    this.nextLabel = built.nextLabel;
-    this.deletedSlots = built.deletedSlots;
+    this.labels.adopt(
+      chunks.map((chunk) => chunk.id),
+      built.labels,
+      built.nextLabel,
+      built.deletedSlots,
+    );
     // Nothing else holds the previous graph: searches take `this.index` synchronously, and snapshots run in the write queue.
     if (current) this.free(current);
     return true;
@@ -212,22 +207,17 @@ export class HnswVectorStore extends VectorStoreBase {
 
   private writeIndex(chunks: DocumentChunk[], vectors: Float32Array[]): void {
     const index = this.index!;
-    let inserts = 0;
-    for (const chunk of chunks) if (!this.labelById.has(chunk.id)) inserts++;
-    const needed = index.getCurrentCount() + Math.max(0, inserts - this.deletedSlots);
+    const inserts = this.labels.countNew(chunks.map((chunk) => chunk.id));
+    const needed = index.getCurrentCount() + Math.max(0, inserts - this.labels.deletedSlots);
     if (needed > index.getMaxElements()) index.resizeIndex(Math.max(needed, index.getMaxElements() * 2));
     chunks.forEach((chunk, i) => {
-      const existing = this.labelById.get(chunk.id);
+      const existing = this.labels.labelOf(chunk.id);
       if (existing !== undefined) {
         index.addPoint(Array.from(vectors[i]!), existing, false); // updates the vector and repairs its links
         return;
       }
-      const label = this.nextLabel++;
-      const reuse = this.deletedSlots > 0;
+      const { label, reuse } = this.labels.insert(chunk.id);
       index.addPoint(Array.from(vectors[i]!), label, reuse);
-      if (reuse) this.deletedSlots--;
-      this.labelById.set(chunk.id, label);
-      this.idByLabel.set(label, chunk.id);
     });
   }
 
@@ -267,7 +257,7 @@ export class HnswVectorStore extends VectorStoreBase {
     const raised = Math.min(Math.ceil((base * live) / estimatedMatches), base * 20, Math.floor(estimatedMatches / 2));
     const ef = Math.max(base, raised);
     const admit = (label: number): boolean => {
-      const id = this.idByLabel.get(label);
+      const id = this.labels.idOf(label);
       return id !== undefined && matches(id);
     };
     return (await this.graphSearch(query, k, ef, admit)) ?? this.exactFiltered(query, k, filter);
@@ -294,7 +284,7 @@ export class HnswVectorStore extends VectorStoreBase {
     if (result.neighbors.length < k) return undefined;
     const distances = new Map<string, number>();
     result.neighbors.forEach((label, i) => {
-      const id = this.idByLabel.get(label);
+      const id = this.labels.idOf(label);
       if (id !== undefined) distances.set(id, result.distances[i]!);
     });
     const chunks = await this.exact.get([...distances.keys()]);
@@ -307,12 +297,8 @@ export class HnswVectorStore extends VectorStoreBase {
     const ids = key === 'id' ? values : this.exact.matchingIds({ docId: { $in: values } });
     await this.exact.delete(ids);
     for (const id of ids) {
-      const label = this.labelById.get(id);
-      if (label === undefined) continue;
-      this.index!.markDelete(label);
-      this.deletedSlots++;
-      this.labelById.delete(id);
-      this.idByLabel.delete(label);
+      const label = this.labels.release(id);
+      if (label !== undefined) this.index!.markDelete(label);
     }
   }
 
@@ -330,10 +316,7 @@ export class HnswVectorStore extends VectorStoreBase {
     await this.exact.clear();
     const dimensions = this.exact.dimensions;
     this.index = dimensions === undefined ? undefined : this.createIndex(dimensions, this.initialCapacity);
-    this.labelById = new Map();
-    this.idByLabel = new Map();
-    this.nextLabel = 0;
-    this.deletedSlots = 0;
+    this.labels = new HnswLabels();
   }
 
   /**
@@ -375,12 +358,12 @@ export class HnswVectorStore extends VectorStoreBase {
         efSearchAuto: this.settingEfSearch === undefined,
         randomSeed: this.randomSeed,
         maxElements: this.index?.getMaxElements() ?? this.initialCapacity,
-        nextLabel: this.nextLabel,
-        deletedSlots: this.deletedSlots,
+        nextLabel: this.labels.next,
+        deletedSlots: this.labels.deletedSlots,
       },
       this.index,
       this.exact,
-      this.labelById,
+      this.labels.byId,
     );
   }
 
@@ -410,14 +393,7 @@ export class HnswVectorStore extends VectorStoreBase {
     this.index = state.index;
     this.dimensionsValue = state.exact.dimensions;
     this.index?.setEf(this.efSearch);
-    this.labelById = new Map();
-    this.idByLabel = new Map();
-    for (const [id, label] of state.labelById) {
-      this.labelById.set(id, label);
-      this.idByLabel.set(label, id);
-    }
-    this.nextLabel = settings.nextLabel;
-    this.deletedSlots = settings.deletedSlots;
+    this.labels = HnswLabels.restore(state.labelById, settings.nextLabel, settings.deletedSlots);
   }
 
   /**
