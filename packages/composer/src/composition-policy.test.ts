@@ -43,21 +43,15 @@ describe('composition policy: the lead packing floor', () => {
     );
   });
 
-  it('the context holds the lead of the first passage up to share × budget, verbatim and contiguous', () => {
+  it('the context holds the lead packing of share × budget, verbatim and contiguous', () => {
     fc.assert(
       fc.property(fc.array(passage, { minLength: 1, maxLength: 5 }), fc.integer({ min: 200, max: 1500 }), fc.double({ min: 0.1, max: 1, noNaN: true }), fc.subarray([...ENGLISH, ...ARABIC], { minLength: 1, maxLength: 4 }), (texts, budget, share, keywords) => {
         const chunks = scored(texts);
         const composer = new SmartContextComposer({}, { policy: { share, confidentShare: share } });
         const { context } = composer.compose(chunks, { budget, analysis: question(keywords) });
-        // Whole leading sentences of the first passage within share × budget, less the frame (the
-        // default separator, which a chunk's frame is measured as).
-        const room = share * budget - charCounter('\n\n---\n\n');
-        let end = 0;
-        for (const sentence of splitSentences(texts[0]!)) {
-          if (charCounter(texts[0]!.slice(0, sentence.end)) > room) break;
-          end = sentence.end;
-        }
-        expect(context).toContain(texts[0]!.slice(0, end));
+        // Whole leading sentences in rank order within share × budget, each passage paying its frame (the
+        // default separator) and entering with at least minChunkLength characters.
+        for (const lead of leadWithin(texts, share * budget)) expect(context).toContain(lead);
       }),
       { numRuns: 200 },
     );
@@ -70,6 +64,69 @@ describe('composition policy: the lead packing floor', () => {
     const { context } = new SmartContextComposer({}, { policy: { share: 0.3, confidentShare: 0.3 } }).compose(chunks, { budget: 150, analysis });
     expect(context.startsWith('The river basin is long.')).toBe(true);
     expect(context).toContain('The Nile flows north');
+  });
+});
+
+/**
+ * Whole leading sentences of `texts` in rank order within `room` characters, each passage paying the
+ * default separator and entering with at least `minimum` characters (`minChunkLength`).
+ */
+function leadWithin(texts: readonly string[], room: number, minimum = 50): string[] {
+  const kept: string[] = [];
+  let spent = 0;
+  for (const text of texts) {
+    const sentences = splitSentences(text);
+    let end = 0;
+    let pending = charCounter('\n\n---\n\n');
+    for (const [index, sentence] of sentences.entries()) {
+      pending += charCounter(sentence.text) + (index === 0 ? 0 : charCounter(text.slice(sentences[index - 1]!.end, sentence.start)));
+      if (end === 0 && charCounter(text.slice(sentences[0]!.start, sentence.end)) < minimum && index < sentences.length - 1) continue;
+      if (spent + pending > room) return end > 0 ? [...kept, text.slice(0, end)] : kept;
+      spent += pending;
+      pending = 0;
+      end = sentence.end;
+    }
+    if (end > 0) kept.push(text.slice(0, end));
+  }
+  return kept;
+}
+
+describe('composition policy: the floor at the default settings', () => {
+  const guaranteed = Math.min(COMPOSITION_POLICY.share, COMPOSITION_POLICY.confidentShare);
+
+  it('the defaults reserve a lead: min(share, confidentShare) > 0', () => {
+    expect(guaranteed).toBeGreaterThan(0);
+  });
+
+  it('with no options, every question’s context holds the lead packing of min(share, confidentShare) × budget verbatim — the passages’ whole leading sentences in rank order', () => {
+    fc.assert(
+      fc.property(
+        fc.array(passage, { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 100, max: 4000 }),
+        fc.subarray([...ENGLISH, ...ARABIC], { minLength: 1, maxLength: 4 }),
+        fc.constantFrom<'en' | 'ar'>('en', 'ar'),
+        (texts, budget, keywords, language) => {
+          const { context } = new SmartContextComposer().compose(scored(texts), { budget, analysis: question(keywords, language) });
+          for (const lead of leadWithin(texts, guaranteed * budget)) expect(context).toContain(lead);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('so an answer inside that lead is always in the context, wherever the sentence model puts its value', () => {
+    fc.assert(
+      fc.property(fc.array(passage, { minLength: 2, maxLength: 5 }), fc.integer({ min: 300, max: 3000 }), fc.subarray(ENGLISH, { minLength: 1, maxLength: 3 }), (texts, budget, keywords) => {
+        // The answer leads the first passage; every other passage is stuffed with the query's words,
+        // so the sentence model values them, not the answer.
+        const answer = 'Zanzibar joined the union in the year 1964 after a revolution.';
+        const bait = texts.slice(1).map((text) => `${keywords.join(' ')} ${text} ${keywords.join(' ')}.`);
+        const chunks = scored([`${answer} ${texts[0]!}`, ...bait]);
+        const { context } = new SmartContextComposer().compose(chunks, { budget, analysis: question(keywords) });
+        if (leadWithin(chunks.map((chunk) => chunk.chunk.text), guaranteed * budget).some((lead) => lead.includes(answer))) expect(context).toContain(answer);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
@@ -89,6 +146,24 @@ describe('composition policy: validation', () => {
     expect(() => new SmartContextComposer({}, { policy: { measure: 'mean' as never } })).toThrow(/options\.policy\.measure/);
     expect(() => new SmartContextComposer({}, { policy: { spread: 1 } as never })).toThrow(/options\.policy\.spread/);
     expect(() => new SmartContextComposer({}, { policy: 'lead' as never })).toThrow(/options\.policy/);
+  });
+});
+
+describe('composition policy: runs kept whole in a composed context', () => {
+  // The answer runs over three sentences; the middle one holds no query term, so alone it is worth little.
+  const run = 'The Nile flood arrives in the valley in July each year. Farmers then wait for forty days while the canals fill and every village checks its dikes. The Nile flood leaves black silt behind.';
+  const filler = 'Markets sell bread and fruit. Streets are busy at noon. Buses run late at night. Parks close at dusk. Shops open early.';
+  const chunks = scored([`${run} ${filler}`]);
+  const analysis = question(['nile', 'flood']);
+  const compose = (bridge: number) => new SmartContextComposer({}, { policy: { share: 0, confidentShare: 0, margin: 0, bridge } }).compose(chunks, { budget: 240, analysis }).context;
+
+  it('without a bridge the value fit elides the middle of the run', () => {
+    expect(compose(0)).toContain('The Nile flood arrives in the valley in July each year. […] The Nile flood leaves black silt behind.');
+    expect(compose(0)).not.toContain('Farmers then wait');
+  });
+
+  it('with a bridge the sentence between two high-scoring neighbours is kept: the run stays contiguous', () => {
+    expect(compose(1)).toContain(run);
   });
 });
 

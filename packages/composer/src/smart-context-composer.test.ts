@@ -411,7 +411,8 @@ describe('value-based fit: the sentences most likely to hold the answer', () => 
     const top = 'The Nile river floods every summer. The flooding season brought silt to the fields. Farmers planted after the water receded. Dams now control the river.';
     const other = 'The Nile river crosses eleven countries. Its flooding season shaped the calendar of Egypt. The river ends in a delta.';
     const sharesOf = (topScore: number) => {
-      const result = new SmartContextComposer().compose([scored('top#0', top, {}, topScore), scored('other#0', other, {}, 5)], { budget: 250, analysis });
+      // The value fit alone (no lead share, no margin): how it spreads is what is tested.
+      const result = new SmartContextComposer({}, { policy: { share: 0, confidentShare: 0, margin: 0 } }).compose([scored('top#0', top, {}, topScore), scored('other#0', other, {}, 5)], { budget: 250, analysis });
       const topLength = charCounter(result.chunks.find((chunk) => chunk.chunk.id === 'top#0')?.keptText ?? '');
       return topLength / charCounter(result.context);
     };

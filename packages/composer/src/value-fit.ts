@@ -188,7 +188,8 @@ function densityOf(price: Price): number {
 export interface ValueFitOptions {
   /**
    * Counter units reserved for the lead: before anything is chosen by value, whole sentences are
-   * kept in rank order — the first candidate's from its opening, then the next candidate's — while
+   * kept in rank order — the first candidate's from its opening (a window of at least
+   * `minChunkLength` characters, as every chunk's first pick), then the next candidate's — while
    * they fit in this many units. The context then holds everything lead packing of the same ranking
    * keeps within `leadUnits` (up to the sentence boundary), whatever the values say (default 0).
    */
@@ -318,10 +319,12 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     lead: for (const state of states) {
       for (let index = 0; index < state.values.sentences.length; index++) {
         if (!eligible(state, index)) break lead;
-        const cost = state.cost[index]! + (state.count === 0 ? state.overhead : state.join[index]!);
+        // A passage enters with its opening window (at least `minChunkLength` characters, as every first pick), then sentence by sentence.
+        const { to, cost } = state.count === 0 ? priceOf(state, index, gapCost) : { to: index, cost: state.cost[index]! + state.join[index]! };
         if (spent + cost > leadUnits) break lead;
-        apply(state, index, index);
+        apply(state, index, to);
         spent += cost;
+        index = to;
       }
     }
     remaining -= spent;
