@@ -12,6 +12,7 @@ const NAMED_FEATURES = [
   'position0', 'position1', 'position2', 'position3', 'logPosition', 'piece', 'logPiece',
   'coverage', 'coveragePrevious', 'coverageNext', 'chunkCoverage', 'titleCoverage', 'logLength', 'typeOther',
   'leadTop', 'leadStrength', 'secondTop', 'coverageStrength', 'coverageLead', 'matchStrength', 'matchCoverage', 'titleLead',
+  'bestHere', 'nearBest', 'afterBest', 'relativeCoverage',
 ] as const;
 export const FEATURE_NAMES: readonly string[] = [...NAMED_FEATURES, ...CUE_TYPES.flatMap((type) => [`type_${type}`, `cue_${type}`, `match_${type}`])];
 /** Index of each named feature. */
@@ -305,9 +306,18 @@ function visitSentenceFeatures(
     return covered / total;
   };
   const x = new Float64Array(FEATURE_NAMES.length);
+  // Where the query matches best, in each chunk and among all candidates: language- and style-independent
+  // position features (the sentence that matches best, its neighbours, coverage relative to the best).
+  const coversPerCandidate = termsPerSentence.map((sentences) => sentences.map(coverage));
+  let bestCover = 0;
+  for (const covers of coversPerCandidate) for (const cover of covers) if (cover > bestCover) bestCover = cover;
   candidates.forEach((candidate, index) => {
     const sentenceTerms = termsPerSentence[index]!;
-    const covers = sentenceTerms.map(coverage);
+    const covers = coversPerCandidate[index]!;
+    let best = -1;
+    covers.forEach((cover, position) => {
+      if (cover > 0 && (best < 0 || cover > covers[best]!)) best = position;
+    });
     const chunkTerms = new Set<string>();
     for (const present of sentenceTerms) for (const term of present) chunkTerms.add(term);
     const chunkCoverage = coverage(chunkTerms);
@@ -367,6 +377,10 @@ function visitSentenceFeatures(
       x[F.matchStrength] = matched * ratio;
       x[F.matchCoverage] = matched * cover;
       x[F.titleLead] = titleCoverage * lead;
+      x[F.bestHere] = position === best ? 1 : 0;
+      x[F.nearBest] = best < 0 ? 0 : 2 ** -Math.abs(position - best);
+      x[F.afterBest] = best >= 0 && position === best + 1 ? 1 : 0;
+      x[F.relativeCoverage] = bestCover > 0 ? cover / bestCover : 0;
       visit(index, x, sentenceTerms[position]!, cues);
     });
   });
