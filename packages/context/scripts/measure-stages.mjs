@@ -1,5 +1,6 @@
 // Measures ContextEngine.run() per stage, keyword-only, on the BEIR-layout datasets (a report, not a test).
-//   node scripts/measure-stages.mjs [dataset ...] [--rounds N]
+//   node scripts/measure-stages.mjs [dataset ...] [--rounds N] [--budget N|default]
+// (--budget default: the budget the query analysis chooses, as run() does without overrideBudget)
 // Every judged query, `rounds` passes after one warm-up pass; prints mean ms per stage (run()'s own
 // timings) and the process CPU time per run(). Run `pnpm --filter @zerda/context... build` first.
 import { join } from 'node:path';
@@ -15,7 +16,7 @@ if (!root) {
   process.exit(1);
 }
 const rounds = Number(values.rounds);
-const budget = Number(values.budget);
+const budget = values.budget === 'default' ? undefined : Number(values.budget);
 const config = { cache: { enabled: false }, multiTurn: { enabled: false }, adaptive: { enabled: false } };
 for (const name of positionals.length > 0 ? positionals : ['beir-scifact', 'arcd']) {
   const dataset = loadBeirDataset(join(root, name));
@@ -23,7 +24,7 @@ for (const name of positionals.length > 0 ? positionals : ['beir-scifact', 'arcd
   const queries = dataset.queries.filter((query) => judged.has(query.id)).map((query) => query.text);
   const chunks = dataset.corpus.map((document) => ({ id: document.id, docId: document.id, text: document.text, source: document.id, metadata: {}, position: { index: 0, total: 1 }, ...(document.title ? { title: document.title } : {}) }));
   const engine = await new ContextEngine({ config }).index(chunks);
-  const options = { overrideBudget: budget, useHistory: false, recordTurn: false };
+  const options = { ...(budget === undefined ? {} : { overrideBudget: budget }), useHistory: false, recordTurn: false };
   for (const query of queries) await engine.run(query, options);
   const totals = {};
   const wall = [];
