@@ -93,7 +93,7 @@ export function findModelFiles(options: {
 }): ModelFileSearch {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) throw invalidArgument('options', 'an options object', options);
   const known = ['modelId', 'localModelPath', 'cacheDir', 'allowLocalModels', 'revision', 'files'];
-  for (const key of Object.keys(options)) if (!known.includes(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${known.join(', ')})`, `unknown key "${key}"`);
+  for (const key of Object.keys(options)) if (!known.includes(key)) throw invalidArgument(`options.${key}`, `a known option (one of ${known.join(', ')})`, (options as Record<string, unknown>)[key]);
   for (const key of ['modelId', 'localModelPath', 'cacheDir', 'revision'] as const) {
     if (typeof options[key] !== 'string') throw invalidArgument(`options.${key}`, 'a string', options[key]);
   }

@@ -243,6 +243,11 @@ describe('KeywordRetriever: filters', () => {
     const retriever = await build(english);
     await expectRejects(retriever.retrieve('cats', { filter: { year: { $near: 3 } } as never }), 'options.filter.year.$near', 'ZERDA_INVALID_FILTER');
   });
+
+  it('rejects an unknown option naming it, the known ones and the value given', async () => {
+    const retriever = await build(english);
+    await expect(retriever.retrieve('cats', { k: 10 } as never)).rejects.toThrow('options.k must be a known option (one of topK, filter, analysis, signal), got number 10');
+  });
 });
 
 describe('KeywordRetriever: writes', () => {

@@ -74,7 +74,7 @@ export function optionsObject(value: unknown, field: string): Record<string, unk
 export function rejectUnknownOptions(record: Record<string, unknown>, allowed: readonly string[], field: string): void {
   for (const key of Object.keys(record)) {
     if (!allowed.includes(key)) {
-      throw invalidArgument(`${field}.${key}`, `a known option (one of ${allowed.join(', ')})`, `unknown key "${key}"`);
+      throw invalidArgument(`${field}.${key}`, `a known option (one of ${allowed.join(', ')})`, record[key]);
     }
   }
 }

@@ -12,7 +12,7 @@ describe('the exported BM25 formula', () => {
       { id: 'a', docId: 'a', text: 'zebra apple' },
       { id: 'b', docId: 'b', text: 'apple banana cherry' },
       { id: 'c', docId: 'c', text: 'zebra zebra zebra', title: 'zebra' },
-    ]);
+    ].map((chunk) => ({ ...chunk, source: chunk.id, metadata: {}, position: { index: 0, total: 1 } })));
     const hits = await retriever.retrieve('zebra', { topK: 3 });
     // Lengths: a 2, b 3, c 3 text + 1 title (counting titleWeight times); zebra is in 2 of 3 chunks.
     const averageLength = (2 + 3 + (3 + 2 * 1)) / 3;
