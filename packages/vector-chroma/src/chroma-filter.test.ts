@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
-import { FILTER_CASES, deepFilters, expectZerdaError, filterArbitraries } from '@zerda/vector-conformance';
+import { parseMetadataFilter } from '@zerda/types';
+import { FILTER_CASES, chunkWithMetadata, deepFilters, expectZerdaError, filterArbitraries, idsMatchingFilter } from '@zerda/vector-conformance';
 import type { Where } from 'chromadb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryServer, uniqueCollection } from './__fixtures__/server.js';
@@ -60,30 +60,19 @@ afterAll(async () => {
   await fixture?.dispose();
 });
 
-function chunkWith(id: string, metadata: Metadata, docId = 'doc', source = 'src', index = 0): DocumentChunk {
-  return { id, docId, text: `chunk ${id}`, source, metadata, position: { index }, embedding: [1, index % 7, 0.5] };
-}
-
-function expectedIds(chunks: DocumentChunk[], filter: MetadataFilter): string[] {
-  return chunks
-    .filter((chunk) => matchesFilter(chunk, filter))
-    .map((chunk) => chunk.id)
-    .sort();
-}
-
 describe('filters on a real Chroma server', () => {
   it('survive hostile keys and values', async () => {
     const store = new ChromaVectorStore({ url: fixture.server.url, collection: uniqueCollection('hostile') });
     const keys = ["'; DROP", 'x$weird', 'a"b', 'zt:["x"]', 'zn:year', 'مفتاح', 'emoji🐈', 'with space'];
     const values = ["O'Reilly", '"quoted"', '$eq', 'مَرْحَبًا', 'back\\slash', 'nul\u0000value', '{"$ne":true}'];
-    const chunks = keys.flatMap((key, i) => values.map((value, j) => chunkWith(`k${i}v${j}`, { [key]: value, [`${key}-n`]: j, [`${key}-list`]: [value, j] }, `doc'${j}`, `src"${i}`, i + j)));
+    const chunks = keys.flatMap((key, i) => values.map((value, j) => chunkWithMetadata(`k${i}v${j}`, { [key]: value, [`${key}-n`]: j, [`${key}-list`]: [value, j] }, `doc'${j}`, `src"${i}`, i + j)));
     await store.add(chunks);
     for (const [i, key] of keys.entries()) {
       const value = values[i % values.length]!;
       for (const filter of [{ [key]: value }, { [`${key}-list`]: value }, { [`${key}-n`]: { $gte: 3 } }, { $not: { [key]: { $in: [value] } } }, { docId: `doc'${i % values.length}` }]) {
         const parsed = parseMetadataFilter(filter);
         const hits = await store.search([1, 0, 0.5], { k: 1000, filter: parsed });
-        expect({ filter, ids: hits.map((hit) => hit.chunk.id).sort() }).toEqual({ filter, ids: expectedIds(chunks, parsed) });
+        expect({ filter, ids: hits.map((hit) => hit.chunk.id).sort() }).toEqual({ filter, ids: idsMatchingFilter(chunks, parsed) });
       }
     }
     expect(await store.count()).toBe(chunks.length);
@@ -95,16 +84,16 @@ describe('filters on a real Chroma server', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 20 }), fc.array(row, { maxLength: 8 }), fc.array(filter, { minLength: 1, maxLength: 8 }), async (rows, replacements, filters) => {
         await store.clear();
-        const chunks = rows.map((generated, i) => chunkWith(`c${i}`, generated.metadata, generated.docId, generated.source, i));
+        const chunks = rows.map((generated, i) => chunkWithMetadata(`c${i}`, generated.metadata, generated.docId, generated.source, i));
         await store.add(chunks);
         // Replace some chunks with other metadata: the old version's facts must stop matching.
-        const replaced = replacements.map((generated, i) => chunkWith(`c${i % chunks.length}`, generated.metadata, generated.docId, generated.source, i));
+        const replaced = replacements.map((generated, i) => chunkWithMetadata(`c${i % chunks.length}`, generated.metadata, generated.docId, generated.source, i));
         const unique = [...new Map(replaced.map((chunk) => [chunk.id, chunk])).values()];
         if (unique.length > 0) await store.add(unique);
         const current = chunks.map((chunk) => unique.find((candidate) => candidate.id === chunk.id) ?? chunk);
         for (const generated of filters) {
           const parsed = parseMetadataFilter(generated);
-          const expected = expectedIds(current, parsed);
+          const expected = idsMatchingFilter(current, parsed);
           const actual = (await store.search([1, 0, 0.5], { k: 1000, filter: parsed })).map((hit) => hit.chunk.id).sort();
           if (JSON.stringify(actual) !== JSON.stringify(expected)) throw new Error(`filter ${JSON.stringify(parsed)}: Chroma returned ${JSON.stringify(actual)}, matchesFilter ${JSON.stringify(expected)}`);
           // The where alone: exactly the matches, or a superset when flagged.

@@ -10,6 +10,8 @@ for (const metric of ['cosine', 'ip', 'l2'] as const) {
     create: () => new ReferenceStore(metric),
     reopen: async (store) => (store as ReferenceStore).reopened(),
     dimensions: metric === 'l2' ? 3 : 8,
+    capabilities: { persistence: true, nativeFilter: true, textSearch: false, embeds: false },
+    initialDimensions: null,
     additionalTests: (getStore) => {
       it('additionalTests receive the current store', () => {
         expect(getStore()).toBeInstanceOf(ReferenceStore);
@@ -69,6 +71,8 @@ describe('the suite catches broken stores', () => {
       expect(failedIn('writesBeforeValidating')).toContain('rejects a dimension mismatch with a ZerdaError and keeps the store as it was');
       expect(failedIn('returnsDistances')).toContain('are the metric similarity at known angles, sorted best first');
       expect(failedIn('duplicatesOnReAdd')).toContain('re-adding an id replaces the chunk (text, metadata and vector), it does not duplicate it');
+      expect(failedIn('wrongCapabilities')).toEqual(['declares the capabilities its backend has']);
+      expect(failedIn('wrongInitialDimensions')).toEqual(['has its configured dimension (8) before anything is added']);
     } finally {
       await rm(out, { recursive: true, force: true });
     }

@@ -18,3 +18,5 @@ export {
   type FilterArbitraries,
   type FilterArbitraryOptions,
 } from './filter-arbitraries.js';
+export { chunkWithMetadata, hostileChunks, hostileFilter, idsMatchingFilter } from './filter-testing.js';
+export { reopenThroughFiles, temporaryDirectory, uniqueName, type ReopenThroughFilesOptions, type TemporaryDirectory } from './test-directories.js';

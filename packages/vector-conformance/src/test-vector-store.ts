@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ZerdaError, type DocumentChunk, type VectorSearchHit, type VectorStore } from '@zerda/types';
+import { ZerdaError, type DocumentChunk, type VectorSearchHit, type VectorStore, type VectorStoreCapabilities } from '@zerda/types';
 import { FILTER_CASES, deepFilters, expectedSimilarity, filterFixtureChunks, unitVector } from './fixtures.js';
 
 /** Options of {@link testVectorStore}. */
@@ -22,6 +22,13 @@ export interface TestVectorStoreOptions {
    * from what was persisted (e.g. `save(dir)` then `load(dir)`). Without it the round-trip test is skipped.
    */
   reopen?: (store: VectorStore) => Promise<VectorStore>;
+  /** The capability flags the store must declare, exactly (checked with `toEqual`); unchecked when omitted. */
+  capabilities?: VectorStoreCapabilities;
+  /**
+   * What `store.dimensions` must be before anything is added: the dimension the store was
+   * configured with, or `null` for a store that takes it from the first vector; unchecked when omitted.
+   */
+  initialDimensions?: number | null;
 }
 
 /** Relative tolerance for scores: float32 storage and approximate backends round. */
@@ -127,6 +134,20 @@ export function testVectorStore(options: TestVectorStoreOptions): void {
           console.warn(`${baseName}: capabilities.persistence is true but no reopen() was given; the round-trip test is skipped`);
         }
       });
+
+      if (options.capabilities !== undefined) {
+        const expected = options.capabilities;
+        it('declares the capabilities its backend has', () => {
+          expect(store.capabilities).toEqual(expected);
+        });
+      }
+
+      if (options.initialDimensions !== undefined) {
+        const expected = options.initialDimensions ?? undefined;
+        it(expected === undefined ? 'has no dimension until the first add' : `has its configured dimension (${expected}) before anything is added`, () => {
+          expect(store.dimensions).toBe(expected);
+        });
+      }
     });
 
     describe('empty store', () => {

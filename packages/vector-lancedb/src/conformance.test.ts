@@ -1,5 +1,6 @@
+import { VECTOR_METRICS } from '@zerda/types';
 import { testVectorStore } from '@zerda/vector-conformance';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { temporaryDirectory, uniqueTable } from './__fixtures__/directories.js';
 import { LanceDbVectorStore } from './lancedb-vector-store.js';
 
@@ -19,16 +20,13 @@ async function reopen(store: LanceDbVectorStore): Promise<LanceDbVectorStore> {
   return LanceDbVectorStore.open({ uri: directory.path, table: store.tableName });
 }
 
-for (const metric of ['cosine', 'ip', 'l2'] as const) {
+for (const metric of VECTOR_METRICS) {
   testVectorStore({
     name: `LanceDbVectorStore (${metric})`,
     create: () => new LanceDbVectorStore({ uri: directory.path, table: uniqueTable(metric), metric }),
     reopen: (store) => reopen(store as LanceDbVectorStore),
-    additionalTests: (getStore) => {
-      it('declares persistence, native filters and text search', () => {
-        expect(getStore().capabilities).toEqual({ persistence: true, nativeFilter: true, textSearch: true, embeds: false });
-      });
-    },
+    // A database directory, filters pushed into LanceDB, its full-text index.
+    capabilities: { persistence: true, nativeFilter: true, textSearch: true, embeds: false },
   });
 }
 
@@ -36,9 +34,5 @@ testVectorStore({
   name: 'LanceDbVectorStore (fixed dimensions, no text search, no embeddings returned)',
   create: () => new LanceDbVectorStore({ uri: directory.path, table: uniqueTable('fixed'), dimensions: 8, textSearch: false, includeEmbeddings: false }),
   reopen: (store) => LanceDbVectorStore.open({ uri: directory.path, table: (store as LanceDbVectorStore).tableName, textSearch: false }),
-  additionalTests: (getStore) => {
-    it('keeps its configured dimension before anything is added', () => {
-      expect(getStore().dimensions).toBe(8);
-    });
-  },
+  initialDimensions: 8,
 });

@@ -1,7 +1,7 @@
 import * as lancedb from '@lancedb/lancedb';
 import fc from 'fast-check';
-import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
-import { deepFilters, expectZerdaError, filterArbitraries } from '@zerda/vector-conformance';
+import { parseMetadataFilter, type Metadata, type MetadataFilter } from '@zerda/types';
+import { chunkWithMetadata, deepFilters, expectZerdaError, filterArbitraries, hostileChunks, hostileFilter, idsMatchingFilter } from '@zerda/vector-conformance';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporaryDirectory, uniqueTable } from './__fixtures__/directories.js';
 import { presenceTerm, valueTerm } from '@zerda/types';
@@ -45,11 +45,7 @@ describe('compileFilter (SQL text)', () => {
   it('puts every key and value inside escaped string literals', () => {
     for (const key of HOSTILE_KEYS) {
       for (const value of HOSTILE_VALUES) {
-        const filter = parseMetadataFilter({
-          [key]: value,
-          $or: [{ [key]: { $in: [value, 1, null] } }, { [key]: { $gte: value, $lt: 5 } }, { docId: { $nin: [value] } }],
-          $not: { [key]: { $exists: false, $ne: value } },
-        });
+        const filter = parseMetadataFilter(hostileFilter(key, value));
         const { sql } = compileFilter(filter);
         // Remove every well-formed literal: what remains is SQL syntax written by the compiler.
         const outside = sql.replace(/'(?:[^']|'')*'/g, "''");
@@ -104,10 +100,6 @@ afterAll(async () => {
   await directory?.remove();
 });
 
-function chunkWith(id: string, metadata: Metadata, docId = 'doc', source = 'src', index = 0): DocumentChunk {
-  return { id, docId, text: `chunk ${id}`, source, metadata, position: { index }, embedding: [1, index % 7, 0.5] };
-}
-
 async function idsFromStore(store: LanceDbVectorStore, filter: MetadataFilter): Promise<string[]> {
   const hits = await store.search([1, 0, 0], { k: 10_000, filter });
   return hits.map((hit) => hit.chunk.id).sort();
@@ -119,19 +111,10 @@ async function idsFromSql(table: lancedb.Table, sql: string): Promise<string[]> 
   return rows.map((row) => row.id).sort();
 }
 
-function expectedIds(chunks: DocumentChunk[], filter: MetadataFilter): string[] {
-  return chunks
-    .filter((chunk) => matchesFilter(chunk, filter))
-    .map((chunk) => chunk.id)
-    .sort();
-}
-
 describe('filters in LanceDB', () => {
   it('survive hostile keys and values: right results, table intact', async () => {
     const store = new LanceDbVectorStore({ connection, table: uniqueTable('hostile'), textSearch: false });
-    const chunks = HOSTILE_KEYS.flatMap((key, i) =>
-      HOSTILE_VALUES.map((value, j) => chunkWith(`k${i}v${j}`, { [key]: value, [`${key}-list`]: [value, j] }, `doc'${j}`, `src"${i}`)),
-    );
+    const chunks = hostileChunks(HOSTILE_KEYS, HOSTILE_VALUES);
     await store.add(chunks);
     const table = await connection.openTable(store.tableName);
     // Every key with two of the values (the SQL-text test above covers the full cross product).
@@ -147,7 +130,7 @@ describe('filters in LanceDB', () => {
           { docId: `doc'${index}` },
         ]) {
           const parsed = parseMetadataFilter(filter);
-          const expected = expectedIds(chunks, parsed);
+          const expected = idsMatchingFilter(chunks, parsed);
           expect({ filter, ids: await idsFromStore(store, parsed) }).toEqual({ filter, ids: expected });
           const compiled = compileFilter(parsed);
           if (compiled.exact) expect({ filter, ids: await idsFromSql(table, compiled.sql) }).toEqual({ filter, ids: expected });
@@ -163,12 +146,12 @@ describe('filters in LanceDB', () => {
   it('order strings by UTF-16 code unit like JavaScript, post-filtering where byte order differs', async () => {
     const store = new LanceDbVectorStore({ connection, table: uniqueTable('order'), textSearch: false });
     const values = ['\uFFFF', '😀', '\uE000', '\uD7FF', 'z', 'ي', '', 'a😀', 'a\uFFFD', '\u{10FFFF}'];
-    const chunks = values.map((value, i) => chunkWith(`s${i}`, { value }, `doc${i}`, value.length > 0 ? value : 'empty', i));
+    const chunks = values.map((value, i) => chunkWithMetadata(`s${i}`, { value }, `doc${i}`, value.length > 0 ? value : 'empty', i));
     await store.add(chunks);
     for (const bound of values) {
       for (const operator of ['$gt', '$gte', '$lt', '$lte'] as const) {
         for (const filter of [{ value: { [operator]: bound } }, { source: { [operator]: bound } }, { $not: { value: { [operator]: bound } } }]) {
-          expect({ filter, ids: await idsFromStore(store, filter) }).toEqual({ filter, ids: expectedIds(chunks, filter) });
+          expect({ filter, ids: await idsFromStore(store, filter) }).toEqual({ filter, ids: idsMatchingFilter(chunks, filter) });
         }
       }
     }
@@ -178,7 +161,7 @@ describe('filters in LanceDB', () => {
   it('fill k through post-filtering when the SQL part is only a superset', async () => {
     const store = new LanceDbVectorStore({ connection, table: uniqueTable('overfetch'), textSearch: false, overFetch: 1 });
     // 60 chunks with a string value; the filter keeps the 5 farthest from the query.
-    const chunks = Array.from({ length: 60 }, (_, i) => ({ ...chunkWith(`c${i}`, { value: i >= 55 ? '\uFFFF' : 'a' }), embedding: [1, i, 0] }));
+    const chunks = Array.from({ length: 60 }, (_, i) => ({ ...chunkWithMetadata(`c${i}`, { value: i >= 55 ? '\uFFFF' : 'a' }), embedding: [1, i, 0] }));
     await store.add(chunks);
     const filter = { value: { $gt: '\uE000' } };
     expect(compileFilter(filter).exact).toBe(false);
@@ -193,14 +176,14 @@ describe('filters in LanceDB', () => {
 
     await fc.assert(
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 25 }), fc.array(filter, { minLength: 1, maxLength: 10 }), async (rows, filters) => {
-        const chunks = rows.map((generated, i) => chunkWith(`c${i}`, generated.metadata as Metadata, generated.docId, generated.source, i));
+        const chunks = rows.map((generated, i) => chunkWithMetadata(`c${i}`, generated.metadata as Metadata, generated.docId, generated.source, i));
         await store.clear();
         await store.add(chunks);
         const table = await connection.openTable(store.tableName);
         try {
           for (const generated of filters) {
             const parsed = parseMetadataFilter(generated);
-            const expected = expectedIds(chunks, parsed);
+            const expected = idsMatchingFilter(chunks, parsed);
             const actual = await idsFromStore(store, parsed);
             if (JSON.stringify(actual) !== JSON.stringify(expected)) {
               throw new Error(`filter ${JSON.stringify(parsed)}: the store returned ${JSON.stringify(actual)}, matchesFilter ${JSON.stringify(expected)}`);

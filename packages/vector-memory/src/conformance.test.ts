@@ -1,38 +1,22 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
-import { testVectorStore } from '@zerda/vector-conformance';
+import { VECTOR_METRICS } from '@zerda/types';
+import { reopenThroughFiles, testVectorStore } from '@zerda/vector-conformance';
 import { MemoryVectorStore } from './memory-vector-store.js';
 
-const directories: string[] = [];
-afterAll(async () => {
-  await Promise.all(directories.map((directory) => rm(directory, { recursive: true, force: true })));
+// Persistence: save to a .zvm file, load it back.
+const reopen = reopenThroughFiles<MemoryVectorStore>({
+  prefix: 'zerda-memory-conformance-',
+  file: 'store.zvm',
+  save: (store, path) => store.save(path),
+  load: (path) => MemoryVectorStore.load(path),
 });
 
-async function saveAndLoad(store: MemoryVectorStore): Promise<MemoryVectorStore> {
-  const directory = await mkdtemp(join(tmpdir(), 'zerda-memory-conformance-'));
-  directories.push(directory);
-  const path = join(directory, 'store.zvm');
-  await store.save(path);
-  return MemoryVectorStore.load(path);
-}
-
-for (const metric of ['cosine', 'ip', 'l2'] as const) {
-  testVectorStore({
-    name: `MemoryVectorStore (${metric})`,
-    create: () => new MemoryVectorStore({ metric }),
-    reopen: (store) => saveAndLoad(store as MemoryVectorStore),
-  });
+for (const metric of VECTOR_METRICS) {
+  testVectorStore({ name: `MemoryVectorStore (${metric})`, create: () => new MemoryVectorStore({ metric }), reopen });
 }
 
 testVectorStore({
   name: 'MemoryVectorStore (fixed dimensions, JSON snapshot as persistence)',
   create: () => new MemoryVectorStore({ dimensions: 8 }),
   reopen: async (store) => MemoryVectorStore.fromJSON(JSON.parse(JSON.stringify(store))),
-  additionalTests: (getStore) => {
-    it('keeps its configured dimension before anything is added', () => {
-      expect(getStore().dimensions).toBe(8);
-    });
-  },
+  initialDimensions: 8,
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ZerdaError, type DocumentChunk } from '@zerda/types';
-import { MemoryVectorStore } from './memory-vector-store.js';
+import { MemoryVectorStore, type MemoryVectorStoreOptions } from './memory-vector-store.js';
 
 function chunk(id: string, embedding: number[], metadata: DocumentChunk['metadata'] = {}, docId = id.split('#')[0]!): DocumentChunk {
   return { id, docId, text: `text of ${id}`, source: docId, metadata, position: { index: 0 }, embedding };
@@ -243,11 +243,17 @@ describe('MemoryVectorStore persistence', () => {
     { ...chunk('b', [-1, 0.5, 2]), title: 'عنوان', timestamp: 1700000000000, text: 'نصٌّ عربيّ\nwith a newline' },
   ];
 
-  it('save/load round-trips chunks, vectors, metric and dimension', async () => {
-    const store = new MemoryVectorStore({ metric: 'l2' });
+  /** A store (of `options`) holding the sample, saved at `name` below the test directory. */
+  async function savedSample(name: string, options: MemoryVectorStoreOptions = {}): Promise<{ store: MemoryVectorStore; path: string }> {
+    const store = new MemoryVectorStore(options);
     await store.add(sample);
-    const path = join(directory, 'round-trip.zvm');
+    const path = join(directory, name);
     await store.save(path);
+    return { store, path };
+  }
+
+  it('save/load round-trips chunks, vectors, metric and dimension', async () => {
+    const { store, path } = await savedSample('round-trip.zvm', { metric: 'l2' });
     const loaded = await MemoryVectorStore.load(path);
     expect(loaded.metric).toBe('l2');
     expect(loaded.dimensions).toBe(3);
@@ -268,10 +274,7 @@ describe('MemoryVectorStore persistence', () => {
   });
 
   it('fails on corrupt, truncated, mismatched or missing files with ZERDA_STORE_CORRUPT naming the path', async () => {
-    const store = new MemoryVectorStore();
-    await store.add(sample);
-    const path = join(directory, 'good.zvm');
-    await store.save(path);
+    const { path } = await savedSample('good.zvm');
     const bytes = await readFile(path);
 
     const truncated = join(directory, 'truncated.zvm');
@@ -291,10 +294,7 @@ describe('MemoryVectorStore persistence', () => {
   });
 
   it('a failed save leaves the previous file intact and no temporary behind', async () => {
-    const store = new MemoryVectorStore();
-    await store.add(sample);
-    const path = join(directory, 'keep.zvm');
-    await store.save(path);
+    const { store, path } = await savedSample('keep.zvm');
     const before = await readFile(path);
     // The target is a directory: the final rename fails after the whole file was written.
     const blocked = join(directory, 'blocked.zvm');
@@ -305,18 +305,12 @@ describe('MemoryVectorStore persistence', () => {
   });
 
   it('creates missing directories, like every other store (issue 15, defect 9)', async () => {
-    const store = new MemoryVectorStore();
-    await store.add(sample);
-    const path = join(directory, 'new', 'nested', 'dirs', 'x.zvm');
-    await store.save(path);
+    const { path } = await savedSample(join('new', 'nested', 'dirs', 'x.zvm'));
     expect(await (await MemoryVectorStore.load(path)).count()).toBe(2);
   });
 
   it('refuses a file with a flipped byte anywhere, naming the part and the check (issue 15, defect 7)', async () => {
-    const store = new MemoryVectorStore();
-    await store.add(sample);
-    const path = join(directory, 'checksummed.zvm');
-    await store.save(path);
+    const { path } = await savedSample('checksummed.zvm');
     const bytes = await readFile(path);
     const vectorsAt = bytes.indexOf(Buffer.from(new Float32Array([0.1, 0.2, 0.3]).buffer));
     expect(vectorsAt).toBeGreaterThan(0);
@@ -351,10 +345,7 @@ describe('MemoryVectorStore persistence', () => {
   });
 
   it('writeSnapshot/readSnapshot restore into an empty store of the same metric only', async () => {
-    const store = new MemoryVectorStore({ metric: 'ip' });
-    await store.add(sample);
-    const path = join(directory, 'snapshot-pair.zvm');
-    await store.save(path);
+    const { store, path } = await savedSample('snapshot-pair.zvm', { metric: 'ip' });
     const { readSnapshotFile } = await import('@zerda/persistence');
     const format = { format: 'zerda-vector-memory', formatVersion: 2, producer: 'test', zerdaVersion: 'test' };
     const into = (target: MemoryVectorStore) => readSnapshotFile(path, format, (reader) => target.readSnapshot(reader));

@@ -1,6 +1,7 @@
 import type { PGlite } from '@electric-sql/pglite';
+import { VECTOR_METRICS } from '@zerda/types';
 import { testVectorStore } from '@zerda/vector-conformance';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import { startPGlite, temporaryDirectory, uniqueCollection } from './__fixtures__/databases.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
 
@@ -26,16 +27,13 @@ async function restart(store: PgVectorStore): Promise<PgVectorStore> {
   return PgVectorStore.open({ connection: database, collection: store.collection, metric: store.metric });
 }
 
-for (const metric of ['cosine', 'ip', 'l2'] as const) {
+for (const metric of VECTOR_METRICS) {
   testVectorStore({
     name: `PgVectorStore on PGlite (${metric})`,
     create: () => new PgVectorStore({ connection: database, collection: uniqueCollection(metric), metric }),
     reopen: (store) => restart(store as PgVectorStore),
-    additionalTests: (getStore) => {
-      it('declares persistence (data directory), native filters and text search', () => {
-        expect(getStore().capabilities).toEqual({ persistence: true, nativeFilter: true, textSearch: true, embeds: false });
-      });
-    },
+    // Persistence through the data directory, filters in SQL, keyword search in PostgreSQL.
+    capabilities: { persistence: true, nativeFilter: true, textSearch: true, embeds: false },
   });
 }
 
@@ -43,9 +41,5 @@ testVectorStore({
   name: 'PgVectorStore on PGlite (fixed dimensions, no HNSW index, deferred schema)',
   create: () => new PgVectorStore({ connection: database, collection: uniqueCollection('exact'), dimensions: 8, hnsw: false, textSearch: false }),
   reopen: (store) => restart(store as PgVectorStore),
-  additionalTests: (getStore) => {
-    it('keeps its configured dimension before anything is added', () => {
-      expect(getStore().dimensions).toBe(8);
-    });
-  },
+  initialDimensions: 8,
 });

@@ -1,9 +1,8 @@
-import type { PGlite } from '@electric-sql/pglite';
 import fc from 'fast-check';
-import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
-import { deepFilters, expectZerdaError, filterArbitraries } from '@zerda/vector-conformance';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPGlite, uniqueCollection } from './__fixtures__/databases.js';
+import { parseMetadataFilter, type Metadata, type MetadataFilter } from '@zerda/types';
+import { chunkWithMetadata, deepFilters, expectZerdaError, filterArbitraries, hostileChunks, hostileFilter, idsMatchingFilter } from '@zerda/vector-conformance';
+import { describe, expect, it } from 'vitest';
+import { pgliteForFile, uniqueCollection } from './__fixtures__/databases.js';
 import { compileFilter } from './pgvector-filter.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
 
@@ -18,11 +17,7 @@ describe('compileFilter (SQL text)', () => {
   it('puts no filter key or value into the SQL text: only placeholders, operators and column names', () => {
     for (const key of HOSTILE_KEYS) {
       for (const value of HOSTILE_VALUES) {
-        const filter = parseMetadataFilter({
-          [key]: value,
-          $or: [{ [key]: { $in: [value, 1, null] } }, { [key]: { $gte: value, $lt: 5 } }, { docId: { $nin: [value] } }],
-          $not: { [key]: { $exists: false, $ne: value } },
-        });
+        const filter = parseMetadataFilter(hostileFilter(key, value));
         const parameters: unknown[] = [];
         const sql = compileFilter(filter, parameters, COLUMNS);
         for (const fragment of [...HOSTILE_KEYS, ...HOSTILE_VALUES]) {
@@ -64,19 +59,7 @@ describe('compileFilter (SQL text)', () => {
   });
 });
 
-let database: PGlite;
-
-beforeAll(async () => {
-  database = await startPGlite();
-}, 60_000);
-
-afterAll(async () => {
-  await database?.close();
-});
-
-function chunkWith(id: string, metadata: Metadata, docId = 'doc', source = 'src', index = 0): DocumentChunk {
-  return { id, docId, text: `chunk ${id}`, source, metadata, position: { index }, embedding: [1, index % 7, 0.5] };
-}
+const database = pgliteForFile();
 
 async function idsMatching(store: PgVectorStore, filter: MetadataFilter): Promise<string[]> {
   const hits = await store.search([1, 0, 0], { k: 10_000, filter, exact: true });
@@ -85,38 +68,38 @@ async function idsMatching(store: PgVectorStore, filter: MetadataFilter): Promis
 
 describe('filters in PostgreSQL', () => {
   it('survive hostile keys and values: right results, table intact', async () => {
-    const store = new PgVectorStore({ connection: database, collection: uniqueCollection('hostile'), hnsw: false });
-    const chunks = HOSTILE_KEYS.flatMap((key, i) => HOSTILE_VALUES.map((value, j) => chunkWith(`k${i}v${j}`, { [key]: value, [`${key}-list`]: [value, j] }, `doc'${j}`, `src"${i}`)));
+    const store = new PgVectorStore({ connection: database(), collection: uniqueCollection('hostile'), hnsw: false });
+    const chunks = hostileChunks(HOSTILE_KEYS, HOSTILE_VALUES);
     await store.add(chunks);
     for (const key of HOSTILE_KEYS) {
       for (const value of HOSTILE_VALUES) {
         for (const filter of [{ [key]: value }, { [`${key}-list`]: value }, { [key]: { $gte: value } }, { $not: { [key]: { $in: [value] } } }, { docId: `doc'${HOSTILE_VALUES.indexOf(value)}` }]) {
           const parsed = parseMetadataFilter(filter);
-          expect({ filter, ids: await idsMatching(store, parsed) }).toEqual({ filter, ids: chunks.filter((chunk) => matchesFilter(chunk, parsed)).map((chunk) => chunk.id).sort() });
+          expect({ filter, ids: await idsMatching(store, parsed) }).toEqual({ filter, ids: idsMatchingFilter(chunks, parsed) });
         }
       }
     }
     expect(await store.count()).toBe(chunks.length);
-    const { rows } = await database.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_class WHERE relname = 'x' OR relname = $1", [store.collection]);
+    const { rows } = await database().query<{ n: number }>("SELECT count(*)::int AS n FROM pg_class WHERE relname = 'x' OR relname = $1", [store.collection]);
     expect(rows[0]!.n).toBe(1);
   });
 
   it('orders strings by UTF-16 code unit like JavaScript (supplementary characters before U+E000–U+FFFF)', async () => {
-    const store = new PgVectorStore({ connection: database, collection: uniqueCollection('order'), hnsw: false });
+    const store = new PgVectorStore({ connection: database(), collection: uniqueCollection('order'), hnsw: false });
     const values = ['\uFFFF', '😀', '\uE000', '\uD7FF', 'z', 'ي', '', 'a😀', 'a\uFFFD', '\u{10FFFF}'];
-    const chunks = values.map((value, i) => chunkWith(`s${i}`, { value }, `doc${i}`, value.length > 0 ? value : 'empty', i));
+    const chunks = values.map((value, i) => chunkWithMetadata(`s${i}`, { value }, `doc${i}`, value.length > 0 ? value : 'empty', i));
     await store.add(chunks);
     for (const bound of values) {
       for (const operator of ['$gt', '$gte', '$lt', '$lte'] as const) {
         for (const filter of [{ value: { [operator]: bound } }, { source: { [operator]: bound } }]) {
-          expect(await idsMatching(store, filter)).toEqual(chunks.filter((chunk) => matchesFilter(chunk, filter)).map((chunk) => chunk.id).sort());
+          expect(await idsMatching(store, filter)).toEqual(idsMatchingFilter(chunks, filter));
         }
       }
     }
   });
 
   it('agree with matchesFilter on random chunks and random filters (differential property)', async () => {
-    const store = new PgVectorStore({ connection: database, collection: uniqueCollection('property'), hnsw: false });
+    const store = new PgVectorStore({ connection: database(), collection: uniqueCollection('property'), hnsw: false });
     // The shared generators of @zerda/vector-conformance, with this suite's own keys, strings,
     // numbers and sources (the lists it has always used).
     const { row, filter } = filterArbitraries(fc, {
@@ -128,12 +111,12 @@ describe('filters in PostgreSQL', () => {
 
     await fc.assert(
       fc.asyncProperty(fc.array(row, { minLength: 1, maxLength: 25 }), fc.array(filter, { minLength: 1, maxLength: 10 }), async (rows, filters) => {
-        const chunks = rows.map((generated, i) => chunkWith(`c${i}`, generated.metadata as Metadata, generated.docId, generated.source, i));
+        const chunks = rows.map((generated, i) => chunkWithMetadata(`c${i}`, generated.metadata as Metadata, generated.docId, generated.source, i));
         await store.clear();
         await store.add(chunks);
         for (const generated of filters) {
           const parsed = parseMetadataFilter(generated);
-          const expected = chunks.filter((chunk) => matchesFilter(chunk, parsed)).map((chunk) => chunk.id).sort();
+          const expected = idsMatchingFilter(chunks, parsed);
           const actual = await idsMatching(store, parsed);
           if (JSON.stringify(actual) !== JSON.stringify(expected)) {
             throw new Error(`filter ${JSON.stringify(parsed)}: SQL matched ${JSON.stringify(actual)}, matchesFilter ${JSON.stringify(expected)}`);

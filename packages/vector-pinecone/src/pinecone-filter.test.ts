@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { matchesFilter, parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
-import { FILTER_CASES, deepFilters, expectZerdaError, filterArbitraries, filterFixtureChunks } from '@zerda/vector-conformance';
+import { parseMetadataFilter, type DocumentChunk, type Metadata, type MetadataFilter } from '@zerda/types';
+import { FILTER_CASES, chunkWithMetadata, deepFilters, expectZerdaError, filterArbitraries, filterFixtureChunks, idsMatchingFilter } from '@zerda/vector-conformance';
 import { describe, expect, it } from 'vitest';
 import { evaluateFilter } from './__fixtures__/fake-pinecone.js';
 import { translateFilter } from './pinecone-filter.js';
@@ -76,23 +76,12 @@ describe('translateFilter: every operator', () => {
   });
 });
 
-function chunkWith(id: string, metadata: Metadata, docId = 'doc', source = 'src'): DocumentChunk {
-  return { id, docId, text: `chunk ${id}`, source, metadata, position: { index: 0 }, embedding: [1, 0] };
-}
-
 /** What Pinecone (as documented) would select: the fake's evaluator over the written metadata. */
 function selectedByPinecone(chunks: DocumentChunk[], filter: MetadataFilter): string[] {
   const translated = translateFilter(filter);
   if (translated.matchesNothing) return [];
   return chunks
     .filter((chunk) => translated.filter === undefined || evaluateFilter(translated.filter, toPineconeMetadata(chunk)))
-    .map((chunk) => chunk.id)
-    .sort();
-}
-
-function expectedIds(chunks: DocumentChunk[], filter: MetadataFilter): string[] {
-  return chunks
-    .filter((chunk) => matchesFilter(chunk, filter))
     .map((chunk) => chunk.id)
     .sort();
 }
@@ -112,9 +101,9 @@ describe('translated filters under Pinecone’s documented semantics', () => {
     const { row, filter } = filterArbitraries(fc);
     fc.assert(
       fc.property(fc.array(row, { minLength: 1, maxLength: 20 }), filter, (rows, generated) => {
-        const chunks = rows.map((item, i) => chunkWith(`c${i}`, item.metadata as Metadata, item.docId, item.source));
+        const chunks = rows.map((item, i) => chunkWithMetadata(`c${i}`, item.metadata as Metadata, item.docId, item.source));
         const parsed = parseMetadataFilter(generated);
-        const expected = expectedIds(chunks, parsed);
+        const expected = idsMatchingFilter(chunks, parsed);
         const selected = selectedByPinecone(chunks, parsed);
         if (translateFilter(parsed).exact) expect(selected).toEqual(expected);
         else for (const id of expected) expect(selected).toContain(id);

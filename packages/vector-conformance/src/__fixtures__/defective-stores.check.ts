@@ -7,3 +7,8 @@ const defects: Array<keyof ReferenceStoreDefects> = ['ignoresFilter', 'writesBef
 for (const defect of defects) {
   testVectorStore({ name: `defect ${defect}`, create: () => new ReferenceStore('cosine', { [defect]: true }) });
 }
+
+// A correct store whose declarations differ from what its test expects: the checks of
+// `capabilities` and `initialDimensions` must fail.
+testVectorStore({ name: 'defect wrongCapabilities', create: () => new ReferenceStore('cosine'), capabilities: { persistence: false, nativeFilter: true, textSearch: false, embeds: false } });
+testVectorStore({ name: 'defect wrongInitialDimensions', create: () => new ReferenceStore('cosine'), initialDimensions: 8 });

@@ -1,6 +1,5 @@
 import {
   matchesFilter,
-  similarityFromDistance,
   toDocumentChunks,
   validateEmbedding,
   validateSearchOptions,
@@ -11,6 +10,7 @@ import {
   type VectorSearchOptions,
   type VectorStore,
 } from '@zerda/types';
+import { expectedSimilarity } from '../fixtures.js';
 
 /**
  * The simplest store that keeps the contract: a Map scanned on every search. The conformance
@@ -72,20 +72,9 @@ export class ReferenceStore implements VectorStore {
   }
 
   private score(query: Float32Array, stored: Float32Array): number {
-    let dot = 0;
-    let qq = 0;
-    let ss = 0;
-    let squared = 0;
-    for (let i = 0; i < query.length; i++) {
-      dot += query[i]! * stored[i]!;
-      qq += query[i]! * query[i]!;
-      ss += stored[i]! * stored[i]!;
-      squared += (query[i]! - stored[i]!) ** 2;
-    }
-    if (this.defects.returnsDistances) return squared;
-    if (this.metric === 'ip') return dot;
-    if (this.metric === 'l2') return similarityFromDistance('l2', squared, { squared: true });
-    return qq === 0 || ss === 0 ? 0 : dot / Math.sqrt(qq * ss);
+    // The defect: the raw squared distance where a similarity is due.
+    if (this.defects.returnsDistances) return query.reduce((sum, value, i) => sum + (value - stored[i]!) ** 2, 0);
+    return expectedSimilarity(this.metric, query, stored);
   }
 
   async delete(ids: string[]): Promise<void> {

@@ -1,17 +1,15 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { uniqueName } from '@zerda/vector-conformance';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 
-let counter = 0;
+export { temporaryDirectory } from '@zerda/vector-conformance';
 
 /** A collection name no other test in this process uses. */
 export function uniqueCollection(prefix = 'c'): string {
-  counter += 1;
-  return `${prefix}_${process.pid}_${counter}`;
+  return uniqueName(prefix);
 }
 
 /** Starts PGlite with pgvector (in memory, or persisted in `dataDir`). */
@@ -19,10 +17,22 @@ export async function startPGlite(dataDir?: string): Promise<PGlite> {
   return PGlite.create(dataDir, { extensions: { vector } });
 }
 
-/** A temporary directory, removed by the returned function. */
-export async function temporaryDirectory(prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
-  const path = await mkdtemp(join(tmpdir(), prefix));
-  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+/**
+ * One in-memory PGlite for the tests of a file (start-up takes seconds): started before them,
+ * closed after them. Call at the top level; the returned function gives the running database.
+ */
+export function pgliteForFile(): () => PGlite {
+  let database: PGlite | undefined;
+  beforeAll(async () => {
+    database = await startPGlite();
+  }, 60_000);
+  afterAll(async () => {
+    await database?.close();
+  });
+  return () => {
+    if (!database) throw new Error('the PGlite of this test file is not started (pgliteForFile() must be called at the top level)');
+    return database;
+  };
 }
 
 /** A PGlite served over TCP on 127.0.0.1 with an ephemeral port, as a real PostgreSQL server would be. */

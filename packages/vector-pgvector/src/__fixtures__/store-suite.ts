@@ -1,6 +1,6 @@
 import { KeywordRetriever } from '@zerda/retriever';
 import { ZerdaError, type DocumentChunk, type VectorMetric, type VectorSearchHit } from '@zerda/types';
-import { expectZerdaError, seededRandom } from '@zerda/vector-conformance';
+import { expectZerdaError, expectedSimilarity, seededRandom } from '@zerda/vector-conformance';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_TERM_LENGTH } from '../keyword-index.js';
@@ -39,22 +39,6 @@ function thrown(action: () => unknown): ZerdaError {
     throw error;
   }
   throw new Error('expected a throw');
-}
-
-function exactSimilarities(metric: VectorMetric, query: Float32Array, vectors: Float32Array[]): number[] {
-  return vectors.map((vector) => {
-    let dot = 0;
-    let queryNorm = 0;
-    let norm = 0;
-    let squared = 0;
-    for (let i = 0; i < query.length; i++) {
-      dot += query[i]! * vector[i]!;
-      queryNorm += query[i]! * query[i]!;
-      norm += vector[i]! * vector[i]!;
-      squared += (query[i]! - vector[i]!) ** 2;
-    }
-    return metric === 'cosine' ? dot / Math.sqrt(queryNorm * norm) : metric === 'ip' ? dot : 1 / (1 + Math.sqrt(squared));
-  });
 }
 
 /**
@@ -428,8 +412,8 @@ export function describeStoreSuite(label: string, harness: StoreHarness): void {
       for (const metric of ['cosine', 'ip', 'l2'] as const) {
         const target = store({ metric, textSearch: false });
         await target.add(vectors.map((vector, i) => chunk(`v${i}`, vector)));
-        const expected = exactSimilarities(metric, query, vectors)
-          .map((score, i) => ({ id: `v${i}`, score }))
+        const expected = vectors
+          .map((vector, i) => ({ id: `v${i}`, score: expectedSimilarity(metric, query, vector) }))
           .sort((a, b) => b.score - a.score)
           .slice(0, 10);
         const hits = await target.search(query, { k: 10, exact: true });
