@@ -1,20 +1,16 @@
-import { NEGATED_RANGE, SUPERSET, allOf, anyOf, constant, leaf, pushDownFilter, type FieldTranslator, type MetadataFilter } from '@zerda/types';
-import { hasLoneSurrogate } from '@zerda/vector-kit';
+import { NEGATED_RANGE, SUPERSET, allOf, anyOf, constant, leaf, pushDownFilter, type BackendClause, type FieldTranslator, type MetadataFilter, type PushdownResult } from '@zerda/types';
+import { hasLoneSurrogate, stringFieldTranslator } from '@zerda/vector-kit';
 import { DOC_ID_KEY, SOURCE_KEY, isNumberKey, numberKey, presenceKey, valueKey } from './chroma-records.js';
 
 /** A Chroma `where` clause. */
-export type ChromaWhere = Record<string, unknown>;
+export type ChromaWhere = BackendClause;
 
 /**
- * A translated filter: the `where` (or `undefined` for "everything"), whether it matches nothing
- * at all, and whether it is exactly the zerda filter. When `exact` is false the `where` keeps a
- * superset and results must be checked with `matchesFilter`.
+ * A translated filter: what `pushDownFilter` returns, with its clause as the `where` (`undefined`
+ * for "everything"). When `exact` is false the `where` keeps a superset and results must be
+ * checked with `matchesFilter`.
  */
-export interface TranslatedWhere {
-  where: ChromaWhere | undefined;
-  matchesNothing: boolean;
-  exact: boolean;
-}
+export type TranslatedWhere = Omit<PushdownResult, 'clause'> & { where: ChromaWhere | undefined };
 
 /** Conditions on one field with a polarity: Chroma has no `$not`, so negations go to the leaves. */
 function metadataField(key: string): FieldTranslator {
@@ -42,26 +38,12 @@ function metadataField(key: string): FieldTranslator {
   };
 }
 
-/** `docId`/`source`: a string every zerda record has. */
-function chunkField(key: string): FieldTranslator {
-  return {
-    anyEquals(values, negated) {
-      // A lone surrogate cannot be stored (Chroma speaks UTF-8), so it never equals a stored value.
-      const strings = [...new Set(values.filter((value): value is string => typeof value === 'string' && !hasLoneSurrogate(value)))];
-      if (strings.length === 0) return constant(negated);
-      if (strings.length === 1) return leaf(key, negated ? '$ne' : '$eq', strings[0]);
-      return leaf(key, negated ? '$nin' : '$in', strings);
-    },
-    compare(_operator, bound, negated) {
-      if (typeof bound !== 'string') return constant(negated);
-      return SUPERSET;
-    },
-    present: (expected) => constant(expected),
-  };
-}
+// A lone surrogate cannot be stored (Chroma speaks UTF-8), so it never equals a stored docId or source.
+const storable = (value: string) => !hasLoneSurrogate(value);
 
 function fieldFor(key: string): FieldTranslator {
-  return key === 'docId' ? chunkField(DOC_ID_KEY) : key === 'source' ? chunkField(SOURCE_KEY) : metadataField(key);
+  if (key === 'docId') return stringFieldTranslator(DOC_ID_KEY, storable);
+  return key === 'source' ? stringFieldTranslator(SOURCE_KEY, storable) : metadataField(key);
 }
 
 /**

@@ -31,15 +31,10 @@ export interface StoreFileContents {
   index: Buffer | undefined;
 }
 
-interface Header {
+/** The JSON header: the contents but for the binary parts, which it describes. */
+interface Header extends Omit<StoreFileContents, 'vectors' | 'index'> {
   format: 'zerda-faiss';
   version: number;
-  metric: VectorMetric;
-  indexType: 'flat' | 'hnsw';
-  dimensions: number;
-  hnsw: { m: number; efSearch: number; efConstruction?: number };
-  labels: Array<string | null>;
-  chunks: DocumentChunk[];
   indexBytes: number;
   vectorBytes: number;
   sha256: string;

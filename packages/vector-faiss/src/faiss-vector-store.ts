@@ -1,8 +1,8 @@
-import { checkInteger, compareSearchHits, cosineSimilarity, createError, invalidArgument, matchesFilter, type DocumentChunk, type Embedding, type MetadataFilter, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
+import { checkInteger, compareSearchHits, cosineSimilarity, invalidArgument, matchesFilter, type DocumentChunk, type Embedding, type MetadataFilter, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
 import { VectorStoreBase, similarityFrom, type QueryHit, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
 import type { Index as FaissIndex } from 'faiss-node';
 import { loadFaiss } from './faiss-loader.js';
-import { parseFaissOptions, type FaissIndexType, type FaissSearchOptions, type FaissVectorStoreOptions } from './faiss-options.js';
+import { parseFaissOptions, type FaissIndexType, type ParsedFaissOptions, type FaissSearchOptions, type FaissVectorStoreOptions } from './faiss-options.js';
 import { readStoreFile, restoreContents, writeStoreFile, type StoreFileContents } from './faiss-snapshot.js';
 import { FAISS_DEFAULT_EF_CONSTRUCTION, FAISS_DEFAULT_EF_SEARCH, createFaissIndex, dot, normalized, squaredDistance, withoutEmbedding, type Entry } from './faiss-index.js';
 
@@ -28,14 +28,9 @@ export class FaissVectorStore extends VectorStoreBase {
   readonly indexType: FaissIndexType;
 
   private readonly faiss = loadFaiss();
-  private readonly m: number;
-  private readonly efConstruction: number;
-  private readonly efSearch: number;
+  /** The options as parsed (graph parameters, default path, over-fetch, exact-filter share, auto-compaction). */
+  private readonly options: ParsedFaissOptions;
   private graphParametersApplied = false;
-  private readonly path: string | undefined;
-  private readonly overFetch: number;
-  private readonly exactFilterShare: number;
-  private readonly autoCompact: number | false;
   private index: FaissIndex | undefined;
   private readonly entries = new Map<string, Entry>();
   /** Label to id; `null` marks a deleted HNSW label. */
@@ -46,14 +41,8 @@ export class FaissVectorStore extends VectorStoreBase {
     const parsed = parseFaissOptions(options);
     // FAISS reports the inner product (of unit vectors, for cosine) and the squared l2 distance.
     super({ name: 'faiss', metric: parsed.metric, dimensions: parsed.dimensions, capabilities: CAPABILITIES, distance: 'similarity', searchOptions: ['efSearch'] });
+    this.options = parsed;
     this.indexType = parsed.indexType;
-    this.m = parsed.m;
-    this.efConstruction = parsed.efConstruction;
-    this.efSearch = parsed.efSearch;
-    this.path = parsed.path;
-    this.overFetch = parsed.overFetch;
-    this.exactFilterShare = parsed.exactFilterShare;
-    this.autoCompact = parsed.autoCompact;
   }
 
   /** Labels FAISS holds that belong to deleted chunks (HNSW only; `compact()` drops them). */
@@ -68,12 +57,12 @@ export class FaissVectorStore extends VectorStoreBase {
    */
   get hnswParameters(): { m: number; efConstruction: number; efSearch: number; applied: boolean } {
     return this.graphParametersApplied
-      ? { m: this.m, efConstruction: this.efConstruction, efSearch: this.efSearch, applied: true }
-      : { m: this.m, efConstruction: FAISS_DEFAULT_EF_CONSTRUCTION, efSearch: FAISS_DEFAULT_EF_SEARCH, applied: false };
+      ? { m: this.options.m, efConstruction: this.options.efConstruction, efSearch: this.options.efSearch, applied: true }
+      : { m: this.options.m, efConstruction: FAISS_DEFAULT_EF_CONSTRUCTION, efSearch: FAISS_DEFAULT_EF_SEARCH, applied: false };
   }
 
   private newIndex(dimensions: number): FaissIndex {
-    const { index, applied } = createFaissIndex(this.faiss, { metric: this.metric, indexType: this.indexType, m: this.m, efConstruction: this.efConstruction, efSearch: this.efSearch }, dimensions);
+    const { index, applied } = createFaissIndex(this.faiss, { metric: this.metric, indexType: this.indexType, m: this.options.m, efConstruction: this.options.efConstruction, efSearch: this.options.efSearch }, dimensions);
     this.graphParametersApplied = applied;
     return index;
   }
@@ -122,8 +111,8 @@ export class FaissVectorStore extends VectorStoreBase {
   }
 
   private maybeCompact(): void {
-    if (this.indexType !== 'hnsw' || this.autoCompact === false || this.deleted === 0) return;
-    if (this.deleted > this.autoCompact * this.labels.length) this.compact();
+    if (this.indexType !== 'hnsw' || this.options.autoCompact === false || this.deleted === 0) return;
+    if (this.deleted > this.options.autoCompact * this.labels.length) this.compact();
   }
 
   /**
@@ -209,14 +198,14 @@ export class FaissVectorStore extends VectorStoreBase {
       const matching = [...this.entries.values()].filter((entry) => matchesFilter(entry.chunk, filter));
       if (matching.length === 0) return [];
       // Few matches: scoring them directly is exact and cheaper than over-fetching.
-      if (matching.length <= Math.max(k, this.exactFilterShare * this.entries.size)) return exactly(matching);
+      if (matching.length <= Math.max(k, this.options.exactFilterShare * this.entries.size)) return exactly(matching);
       allowed = new Set(matching.map((entry) => entry.chunk.id));
     }
     // Asking for everything: an HNSW graph search may not reach every node, a scan does.
     if (k >= this.entries.size) return exactly(this.entries.values());
     const total = this.index.ntotal();
     const share = allowed ? allowed.size / this.entries.size : 1;
-    let fetch = Math.min(total, Math.ceil((k + this.deleted) / share) * (allowed ? this.overFetch : 1));
+    let fetch = Math.min(total, Math.ceil((k + this.deleted) / share) * (allowed ? this.options.overFetch : 1));
     if (this.indexType === 'hnsw' && candidates !== undefined) fetch = Math.min(total, Math.max(fetch, candidates));
     for (;;) {
       const found = this.searchIndex(query, fetch).filter(({ entry }) => !allowed || allowed.has(entry.chunk.id));
@@ -277,7 +266,7 @@ export class FaissVectorStore extends VectorStoreBase {
       indexType: this.indexType,
       dimensions: this.dimensionsValue ?? 0,
       // efConstruction is recorded only when the graph really has it (and efSearch): load() reads it that way.
-      hnsw: this.graphParametersApplied ? { m: this.m, efConstruction: this.efConstruction, efSearch: this.efSearch } : { m: this.m, efSearch: this.efSearch },
+      hnsw: this.graphParametersApplied ? { m: this.options.m, efConstruction: this.options.efConstruction, efSearch: this.options.efSearch } : { m: this.options.m, efSearch: this.options.efSearch },
       labels: this.labels,
       chunks: live.map((entry) => entry.chunk),
       vectors: live.map((entry) => entry.vector),
@@ -291,7 +280,7 @@ export class FaissVectorStore extends VectorStoreBase {
    * new one, never a mix. The file carries a SHA-256 checksum that `load` verifies.
    */
   async save(path?: string): Promise<void> {
-    const target = path ?? this.path;
+    const target = path ?? this.options.path;
     if (typeof target !== 'string' || target.length === 0) throw invalidArgument('path', 'a file path (or options.path)', target);
     // In the write queue: the file holds every write issued before the call.
     await this.writes.run(() => writeStoreFile(target, this.contents()));

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import hnswlib from 'hnswlib-node';
-import { createError, invalidArgument, type DocumentChunk, type Embedding, type MetadataFilter, type SnapshotReader, type SnapshotWriter, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
+import { invalidArgument, type DocumentChunk, type Embedding, type MetadataFilter, type SnapshotReader, type SnapshotWriter, type VectorSearchHit, type VectorSearchOptions } from '@zerda/types';
 import { VectorStoreBase, pathOption, type QueryHit, type VectorQuery, type VectorRecord } from '@zerda/vector-kit';
 import { MemoryVectorStore } from '@zerda/vector-memory';
 import { hasManifest, readDirectory, removeLegacyFiles, type HnswManifest } from './hnswlib-directory.js';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchesFilter, type DocumentChunk, type FieldCondition, type FilterScalar } from '@zerda/types';
-import { compileCondition, type ConditionCompiler } from './conditions.js';
+import { matchesFilter, parseMetadataFilter, pushDownFilter, type DocumentChunk, type FieldCondition, type FilterScalar, type MetadataFilter } from '@zerda/types';
+import { filterArbitraries, filterFixtureChunks, FILTER_CASES } from '@zerda/vector-conformance';
+import { compileCondition, compileFilterTree, stringFieldTranslator, type ConditionCompiler, type FilterCompiler } from './conditions.js';
 
 /** A compiler to text, showing the structure. */
 const text: ConditionCompiler<string> = {
@@ -65,5 +66,74 @@ describe('compileCondition', () => {
         expect(compileCondition(cond, predicates('k'))(chunk)).toBe(matchesFilter(chunk, { k: cond }));
       }),
     );
+  });
+});
+
+/** Predicates over whole chunks: `docId`, `source` and metadata keys, each through matchesFilter on one equality. */
+const chunkPredicates: FilterCompiler<(chunk: DocumentChunk) => boolean> = {
+  allOf: (parts) => (chunk) => parts.every((part) => part(chunk)),
+  anyOf: (parts) => (chunk) => parts.some((part) => part(chunk)),
+  not: (part) => (chunk) => !part(chunk),
+  field: (key) => predicates(key),
+};
+
+describe('compileFilterTree', () => {
+  it('compiles $and, $or and $not with the backend logic, ANDs the entries of an object and skips undefined ones', () => {
+    const textTree: FilterCompiler<string> = {
+      allOf: (parts) => (parts.length === 1 ? parts[0]! : `and(${parts.join(',')})`),
+      anyOf: (parts) => `or(${parts.join(',')})`,
+      not: (part) => `not(${part})`,
+      field: (key) => ({ ...text, equals: (value) => `${key}=${JSON.stringify(value)}` }),
+    };
+    expect(compileFilterTree({ a: 1, $or: [{ b: 'x' }, { $not: { c: null } }], d: undefined, $and: [{ e: true }] } as MetadataFilter, textTree)).toBe(
+      'and(a=1,or(b="x",not(c=null)),e=true)',
+    );
+    expect(compileFilterTree({}, textTree)).toBe('and()');
+  });
+
+  it('selects what matchesFilter selects: every case of the conformance fixture and random nested filters', () => {
+    const chunks = filterFixtureChunks(2);
+    for (const testCase of FILTER_CASES) {
+      const selected = compileFilterTree(parseMetadataFilter(testCase.filter), chunkPredicates);
+      expect(chunks.filter(selected).map((chunk) => chunk.id).sort(), testCase.name).toEqual([...testCase.expected].sort());
+    }
+    const { row, filter } = filterArbitraries(fc);
+    fc.assert(
+      fc.property(fc.array(row, { minLength: 1, maxLength: 10 }), filter, (rows, input) => {
+        const parsed = parseMetadataFilter(input);
+        const selected = compileFilterTree(parsed, chunkPredicates);
+        rows.forEach((generated, i) => {
+          const chunk: DocumentChunk = { id: `c${i}`, docId: generated.docId, source: generated.source, text: 't', metadata: generated.metadata, position: { index: i } };
+          expect(selected(chunk)).toBe(matchesFilter(chunk, parsed));
+        });
+      }),
+    );
+  });
+});
+
+describe('stringFieldTranslator', () => {
+  const translate = (filter: MetadataFilter, storable?: (value: string) => boolean) => pushDownFilter(filter, () => stringFieldTranslator('doc_id', storable));
+
+  it('translates equality and $in, and their negations, on the stored field; non-strings never equal it', () => {
+    expect(translate({ docId: 'a' })).toEqual({ clause: { doc_id: { $eq: 'a' } }, matchesNothing: false, exact: true });
+    expect(translate({ docId: { $in: ['a', 5, 'b', 'a'] } }).clause).toEqual({ doc_id: { $in: ['a', 'b'] } });
+    expect(translate({ $not: { docId: { $in: ['a', 'b'] } } }).clause).toEqual({ doc_id: { $nin: ['a', 'b'] } });
+    expect(translate({ docId: { $ne: 'a' } }).clause).toEqual({ doc_id: { $ne: 'a' } });
+    expect(translate({ docId: 5 }).matchesNothing).toBe(true);
+    expect(translate({ docId: { $ne: 5 } })).toEqual({ clause: undefined, matchesNothing: false, exact: true });
+  });
+
+  it('keeps a superset for string ranges (checked afterwards), never holds for number ones, is always present', () => {
+    expect(translate({ docId: { $gte: 'b' } })).toEqual({ clause: undefined, matchesNothing: false, exact: false });
+    expect(translate({ docId: { $gte: 2 } }).matchesNothing).toBe(true);
+    expect(translate({ docId: { $exists: false } }).matchesNothing).toBe(true);
+    expect(translate({ docId: { $exists: true } })).toEqual({ clause: undefined, matchesNothing: false, exact: true });
+  });
+
+  it('treats a value the backend cannot store as equal to no stored value', () => {
+    const storable = (value: string) => value !== 'x';
+    expect(translate({ docId: 'x' }, storable).matchesNothing).toBe(true);
+    expect(translate({ docId: { $in: ['x', 'a'] } }, storable).clause).toEqual({ doc_id: { $eq: 'a' } });
+    expect(translate({ docId: { $nin: ['x'] } }, storable)).toEqual({ clause: undefined, matchesNothing: false, exact: true });
   });
 });

@@ -1,4 +1,4 @@
-import { isOperatorCondition, type FieldCondition, type FilterScalar, type RangeOperator } from '@zerda/types';
+import { SUPERSET, constant, isOperatorCondition, leaf, type FieldCondition, type FieldTranslator, type FilterScalar, type MetadataFilter, type RangeOperator } from '@zerda/types';
 
 /**
  * How one field's conditions become a backend's filter parts (`T`: SQL text, a compiled filter
@@ -61,4 +61,60 @@ export function compileCondition<T>(condition: FieldCondition, field: ConditionC
     }
   }
   return field.allOf(parts);
+}
+
+/** How a whole filter becomes a backend's expression (`T`), for a language with negation (SQL). */
+export interface FilterCompiler<T> {
+  /** The conjunction of parts (of none: everything). */
+  allOf(parts: T[]): T;
+  /** The disjunction of parts (of none: nothing). */
+  anyOf(parts: T[]): T;
+  /** Holds exactly where `part` does not. */
+  not(part: T): T;
+  /** The compiler of conditions on `key` (`docId`, `source` or a metadata key). */
+  field(key: string): ConditionCompiler<T>;
+}
+
+/**
+ * A validated filter compiled with a backend's {@link FilterCompiler}: `$and`, `$or` and `$not`
+ * become its logic, every field's condition goes through {@link compileCondition}, the entries of
+ * one object are ANDed and `undefined` entries skipped. The one walk over a filter's logic that the
+ * SQL adapters (LanceDB, pgvector) share. Recursive: validate first (`parseMetadataFilter` bounds
+ * the depth).
+ */
+export function compileFilterTree<T>(filter: MetadataFilter, compiler: FilterCompiler<T>): T {
+  const parts: T[] = [];
+  for (const [key, condition] of Object.entries(filter)) {
+    if (condition === undefined) continue;
+    if (key === '$and') parts.push(compiler.allOf((condition as MetadataFilter[]).map((node) => compileFilterTree(node, compiler))));
+    else if (key === '$or') parts.push(compiler.anyOf((condition as MetadataFilter[]).map((node) => compileFilterTree(node, compiler))));
+    else if (key === '$not') parts.push(compiler.not(compileFilterTree(condition as MetadataFilter, compiler)));
+    else parts.push(compileCondition(condition as FieldCondition, compiler.field(key)));
+  }
+  return compiler.allOf(parts);
+}
+
+/**
+ * The {@link FieldTranslator} (for `pushDownFilter` of `@zerda/types`) of a string field every
+ * record has — `docId`, `source` — stored as `field` in a backend with MongoDB-style operators and
+ * no `$not` (Chroma, Pinecone): equality and `$in` with their negations `$ne`/`$nin`; a non-string
+ * never equals it; a range with a string bound keeps a superset (such backends compare numbers
+ * only; the caller checks the results with `matchesFilter`), with a number bound it never holds;
+ * the field is always present. `storable` says which strings the backend can hold at all (default:
+ * any): a value it cannot hold equals no stored value.
+ */
+export function stringFieldTranslator(field: string, storable: (value: string) => boolean = () => true): FieldTranslator {
+  return {
+    anyEquals(values, negated) {
+      const strings = [...new Set(values.filter((value): value is string => typeof value === 'string' && storable(value)))];
+      if (strings.length === 0) return constant(negated);
+      if (strings.length === 1) return leaf(field, negated ? '$ne' : '$eq', strings[0]);
+      return leaf(field, negated ? '$nin' : '$in', strings);
+    },
+    compare(_operator, bound, negated) {
+      if (typeof bound !== 'string') return constant(negated);
+      return SUPERSET;
+    },
+    present: (expected) => constant(expected),
+  };
 }

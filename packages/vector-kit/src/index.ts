@@ -7,4 +7,4 @@ export { batches, batchesWithin } from './batches.js';
 export { Preparation } from './preparation.js';
 export { backendError } from './backend-error.js';
 export { validateChunks, embedMissing, validateVectors } from './chunks.js';
-export { compileCondition, type ConditionCompiler } from './conditions.js';
+export { compileCondition, compileFilterTree, stringFieldTranslator, type ConditionCompiler, type FilterCompiler } from './conditions.js';

@@ -1,5 +1,5 @@
-import { invalidArgument, metadataTerms, parseMetadataFilter, presenceTerm, valueTerm, type FieldCondition, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
-import { compileCondition, hasLoneSurrogate, type ConditionCompiler } from '@zerda/vector-kit';
+import { invalidArgument, metadataTerms, parseMetadataFilter, presenceTerm, valueTerm, type FilterScalar, type Metadata, type MetadataFilter } from '@zerda/types';
+import { compileFilterTree, hasLoneSurrogate, type ConditionCompiler } from '@zerda/vector-kit';
 
 /**
  * How metadata is made filterable in a Lance table. LanceDB's SQL (DataFusion) cannot express
@@ -191,19 +191,11 @@ export const FILTER_COLUMN_NAMES: Readonly<LanceFilterColumnNames> = Object.free
 export function compileFilter(filter: MetadataFilter | undefined, columns: LanceFilterColumnNames = FILTER_COLUMN_NAMES): CompiledFilter {
   // Validated here too (depth and size bounded, so the recursion below cannot overflow the stack).
   if (filter !== undefined) filter = parseMetadataFilter(filter, 'filter');
-  const compile = (node: MetadataFilter): CompiledFilter => {
-    const parts: CompiledFilter[] = [];
-    for (const [key, condition] of Object.entries(node)) {
-      if (condition === undefined) continue;
-      if (key === '$and') parts.push(allOf((condition as MetadataFilter[]).map(compile)));
-      else if (key === '$or') parts.push(anyOf((condition as MetadataFilter[]).map(compile)));
-      else if (key === '$not') parts.push(not(compile(condition as MetadataFilter)));
-      else {
-        const field = key === 'docId' ? textColumnField(columns.docId) : key === 'source' ? textColumnField(columns.source) : metadataField(key, columns);
-        parts.push(compileCondition(condition as FieldCondition, withLogic(field)));
-      }
-    }
-    return allOf(parts);
-  };
-  return filter ? compile(filter) : TRUE;
+  if (filter === undefined) return TRUE;
+  return compileFilterTree<CompiledFilter>(filter, {
+    allOf,
+    anyOf,
+    not,
+    field: (key) => withLogic(key === 'docId' ? textColumnField(columns.docId) : key === 'source' ? textColumnField(columns.source) : metadataField(key, columns)),
+  });
 }

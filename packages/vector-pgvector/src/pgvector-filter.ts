@@ -1,5 +1,5 @@
-import { parseMetadataFilter, type FieldCondition, type FilterScalar, type MetadataFilter } from '@zerda/types';
-import { compileCondition, type ConditionCompiler } from '@zerda/vector-kit';
+import { parseMetadataFilter, type FilterScalar, type MetadataFilter } from '@zerda/types';
+import { compileFilterTree, type ConditionCompiler } from '@zerda/vector-kit';
 
 /**
  * The SQL expressions a compiled filter refers to. Each must be a trusted expression (a quoted,
@@ -114,6 +114,11 @@ function allOf(parts: string[]): string {
   return parts.length === 0 ? 'TRUE' : parts.length === 1 ? parts[0]! : `(${parts.join(' AND ')})`;
 }
 
+/** Exact negation: every expression compiled here is TRUE or FALSE, never NULL. */
+function not(part: string): string {
+  return `(NOT ${part})`;
+}
+
 /** A field's compiler with SQL's logic, for the kit's one operator switch. */
 function conditionCompiler(field: MetadataField | TextColumnField): ConditionCompiler<string> {
   return {
@@ -121,7 +126,7 @@ function conditionCompiler(field: MetadataField | TextColumnField): ConditionCom
     anyEquals: (values) => anyOf(values.map((value) => field.equals(value))),
     compare: (operator, bound) => field.compare(operator, bound),
     present: (expected) => field.present(expected),
-    not: (part) => `(NOT ${part})`,
+    not,
     allOf,
     nothing: 'FALSE',
   };
@@ -137,20 +142,12 @@ export function compileFilter(filter: MetadataFilter | undefined, parameters: un
   // Validated here too (depth and size bounded, so the recursion below cannot overflow the stack).
   if (filter !== undefined) filter = parseMetadataFilter(filter, 'filter');
   const bind: Bind = (value) => `$${parameters.push(value)}`;
-  const compile = (node: MetadataFilter): string => {
-    const parts: string[] = [];
-    for (const [key, condition] of Object.entries(node)) {
-      if (condition === undefined) continue;
-      if (key === '$and') parts.push(allOf((condition as MetadataFilter[]).map(compile)));
-      else if (key === '$or') parts.push(anyOf((condition as MetadataFilter[]).map(compile)));
-      else if (key === '$not') parts.push(`(NOT ${compile(condition as MetadataFilter)})`);
-      else {
-        const field =
-          key === 'docId' ? new TextColumnField(columns.docId, bind) : key === 'source' ? new TextColumnField(columns.source, bind) : new MetadataField(columns.metadata, key, bind);
-        parts.push(compileCondition(condition as FieldCondition, conditionCompiler(field)));
-      }
-    }
-    return allOf(parts);
-  };
-  return filter ? compile(filter) : 'TRUE';
+  if (filter === undefined) return 'TRUE';
+  return compileFilterTree<string>(filter, {
+    allOf,
+    anyOf,
+    not,
+    field: (key) =>
+      conditionCompiler(key === 'docId' ? new TextColumnField(columns.docId, bind) : key === 'source' ? new TextColumnField(columns.source, bind) : new MetadataField(columns.metadata, key, bind)),
+  });
 }

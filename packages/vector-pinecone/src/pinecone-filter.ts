@@ -1,20 +1,17 @@
-import { NEGATED_RANGE, SUPERSET, allOf, anyOf, constant, leaf, pushDownFilter, type FieldTranslator, type MetadataFilter } from '@zerda/types';
+import { NEGATED_RANGE, SUPERSET, allOf, anyOf, constant, leaf, pushDownFilter, type BackendClause, type FieldTranslator, type MetadataFilter } from '@zerda/types';
 import { presenceTerm, valueTerm } from '@zerda/types';
+import { stringFieldTranslator, type TranslatedFilter as KitTranslatedFilter } from '@zerda/vector-kit';
 import { DOC_ID_FIELD, SOURCE_FIELD, TERMS_FIELD, numberField } from './pinecone-records.js';
 
 /** A Pinecone metadata filter (the MongoDB-like syntax of Pinecone's query and delete requests). */
-export type PineconeFilter = Record<string, unknown>;
+export type PineconeFilter = BackendClause;
 
 /**
- * A translated filter: `filter` (or `undefined` for "everything"), whether it matches nothing at
- * all, and whether it is exactly the zerda filter. When `exact` is false the Pinecone filter
- * keeps a superset of the matching records and results must be checked with `matchesFilter`.
+ * A translated filter (the kit's, with `matchesNothing` always given): `filter` (or `undefined`
+ * for "everything"). When `exact` is false the Pinecone filter keeps a superset of the matching
+ * records and results must be checked with `matchesFilter`.
  */
-export interface TranslatedFilter {
-  filter: PineconeFilter | undefined;
-  matchesNothing: boolean;
-  exact: boolean;
-}
+export type TranslatedFilter = Required<KitTranslatedFilter<PineconeFilter>>;
 
 /**
  * Conditions on one field, compiled with a polarity: Pinecone has no `$not`, so negations are
@@ -47,25 +44,8 @@ function metadataField(key: string): FieldTranslator {
   };
 }
 
-/** `docId`/`source`: a string field every zerda record has. */
-function chunkField(field: string): FieldTranslator {
-  return {
-    anyEquals(values, negated) {
-      const strings = [...new Set(values.filter((value): value is string => typeof value === 'string'))];
-      if (strings.length === 0) return constant(negated);
-      if (strings.length === 1) return leaf(field, negated ? '$ne' : '$eq', strings[0]);
-      return leaf(field, negated ? '$nin' : '$in', strings);
-    },
-    compare(_operator, bound, negated) {
-      if (typeof bound !== 'string') return constant(negated);
-      return SUPERSET;
-    },
-    present: (expected) => constant(expected),
-  };
-}
-
 function fieldFor(key: string): FieldTranslator {
-  return key === 'docId' ? chunkField(DOC_ID_FIELD) : key === 'source' ? chunkField(SOURCE_FIELD) : metadataField(key);
+  return key === 'docId' ? stringFieldTranslator(DOC_ID_FIELD) : key === 'source' ? stringFieldTranslator(SOURCE_FIELD) : metadataField(key);
 }
 
 /**
