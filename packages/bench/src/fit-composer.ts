@@ -17,7 +17,7 @@ import { KeywordRetriever } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, ANSWER_WIDE_DEPTH, AnswerTally, answerDepth, answeredQueries, heldOutName, naiveAnswerRate, oracleRateAt, oracleRates, type SplitGroup } from './answer-context.js';
-import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset } from './datasets.js';
+import { datasetsDirectory, listDatasets, loadDataset } from './datasets.js';
 import { benchEngine, captureCandidates, fitSentenceModel, type ComposerLike, type TrainingSet } from './composer-fitting.js';
 import { repositoryRoot } from './paths.js';
 import { documentsToChunks } from './systems/zerda-systems.js';
@@ -74,7 +74,7 @@ if (values.write && !values['current-model']) {
   const lines = Object.entries(model.weights).map(([name, weight]) => `    ${name}: ${weight},`);
   writeFileSync(
     path,
-    `import type { SentenceModel } from './sentence-value.js';
+    `import type { SentenceModel } from './sentence-model-type.js';
 
 /**
  * The sentence model of the value-based fit: logistic-regression weights over the features of

@@ -1,4 +1,4 @@
-import type { CompositionPolicy } from './smart-context-composer.js';
+import type { CompositionPolicy } from './composition-policy.js';
 
 /**
  * Sentence values adjusted so that runs stay whole: a later clause of a long sentence is worth at

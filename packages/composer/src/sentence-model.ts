@@ -1,4 +1,4 @@
-import type { SentenceModel } from './sentence-value.js';
+import type { SentenceModel } from './sentence-model-type.js';
 
 /**
  * The sentence model of the value-based fit: logistic-regression weights over the features of

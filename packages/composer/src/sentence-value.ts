@@ -2,6 +2,9 @@ import { BoundedCache, splitSentences, type Analyzer, type Sentence } from '@zer
 import type { AnswerType, QueryAnalysis, SentenceReason } from '@zerda/types';
 import { CueReader, type AnswerCues } from './answer-cues.js';
 import { SENTENCE_MODEL } from './sentence-model.js';
+import type { SentenceModel } from './sentence-model-type.js';
+
+export type { SentenceModel } from './sentence-model-type.js';
 
 /** The kinds of answer a sentence cue can match (every answer type but `other`). */
 export const CUE_TYPES = ['time', 'quantity', 'person', 'place', 'reason', 'definition'] as const satisfies ReadonlyArray<Exclude<AnswerType, 'other'>>;
@@ -214,11 +217,6 @@ export interface ValuedSentence {
   reasons: SentenceReason[];
 }
 
-/** The model: a logistic regression over named sentence features (see `sentence-model.ts`). */
-export interface SentenceModel {
-  /** Feature name → weight; `bias` is the intercept. Features not listed weigh 0. */
-  weights: Readonly<Record<string, number>>;
-}
 
 /**
  * Per candidate, per sentence, the features the sentence model weighs:

@@ -10,7 +10,6 @@ import {
   type BudgetAllocator,
   type ComposeOptions,
   type ComposeResult,
-  type ContextComposer,
   type ContextEngineConfigInput,
   type ScoredChunk,
   type UsedChunk,

@@ -106,7 +106,6 @@ export class ZerdaHybridSystem implements SearchSystem {
  * chunk; a one-dimension placeholder is stored, since only `textSearch` is measured.
  */
 export class ZerdaStoreTextSystem implements SearchSystem {
-  private store: VectorStore | undefined;
   private retriever: StoreTextRetriever | undefined;
 
   constructor(
@@ -121,7 +120,6 @@ export class ZerdaStoreTextSystem implements SearchSystem {
 
   async build(input: BuildInput): Promise<void> {
     const { store, close } = await this.open();
-    this.store = store;
     this.closeStore = close;
     const placeholder = new Float32Array([1]);
     const chunks = documentsToChunks(input.documents).map((chunk) => ({ ...chunk, embedding: placeholder }));
