@@ -4,19 +4,24 @@ import type { PGlite } from '@electric-sql/pglite';
 import { defaultAnalyzer } from '@zerda/text';
 import { bm25Contribution, chunkNorm, inverseDocumentFrequency, lengthNormalization, termWeight } from '@zerda/retriever';
 import { loadBeirDataset, locateDatasets } from '@zerda/retriever/datasets';
-import type { DocumentChunk } from '@zerda/types';
+import { seededRandom, type DocumentChunk } from '@zerda/types';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPGlite, uniqueCollection } from './__fixtures__/databases.js';
+import { pgliteForFile, startPGlite, uniqueCollection } from './__fixtures__/databases.js';
 import { SERVER_SKIP_REASON, SERVER_URL, serverPool } from './__fixtures__/server.js';
 import { analyseChunk, queryTerms, type Bm25Parameters } from './keyword-index.js';
+import { compareCodePoints } from './pgvector-records.js';
+import { keywordIndexNames } from './pgvector-schema.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
-import type { SqlConnection } from './sql-client.js';
+import { toSqlClient, type SqlClient, type SqlConnection } from './sql-client.js';
 
 // The BM25 formula has one definition, @zerda/retriever's scoring.ts; keyword-index.ts computes it
-// again in SQL (bm25ScoresSql) so PostgreSQL can rank. This test holds the SQL copy to the
-// formula score for score: every chunk the SQL scores, with every score within float rounding of
-// the one the exported formula functions give from the same analysis and collection statistics.
+// again in SQL (bm25ScoresSql, and bm25TopSql for the best k) so PostgreSQL can rank. This test
+// holds the SQL copy to the formula score for score: every chunk the SQL scores, with every score
+// within float rounding of the one the exported formula functions give from the same analysis and
+// collection statistics; the top-k plan, which skips postings that cannot reach the best k, returns
+// exactly the formula's first k (ties by id) — also after writes left its bounds loose, and on a
+// table migrated from the previous layout (no per-term statistics).
 
 /** A small real corpus, one passage a line (id | title | text): Arabic and English, with titles, repeated and shared words. */
 const PASSAGES = `
@@ -166,4 +171,162 @@ describe('the SQL copy of BM25 (keyword-index.ts) agrees with @zerda/retriever�
       expect(await expectSqlAgrees(pool, corpus, queries)).toBeGreaterThan(200);
     }, 120_000);
   });
+});
+
+/** Words of a Zipf-like vocabulary: word i is drawn with weight 1 / (i + 1), so a few are everywhere and most are rare. */
+function syntheticCorpus(seed: number, size: number, vocabulary = 400): { chunks: DocumentChunk[]; queries: string[] } {
+  const next = seededRandom(seed);
+  const words = Array.from({ length: vocabulary }, (_, i) => `w${i.toString(36)}x`);
+  const cumulative: number[] = [];
+  words.forEach((_, i) => cumulative.push((cumulative.at(-1) ?? 0) + 1 / (i + 1)));
+  const total = cumulative.at(-1)!;
+  const word = (): string => {
+    const target = next() * total;
+    let low = 0;
+    while (cumulative[low]! < target) low++;
+    return words[low]!;
+  };
+  const phrase = (length: number): string => Array.from({ length }, word).join(' ');
+  const chunks = Array.from({ length: size }, (_, i): DocumentChunk => {
+    const chunk: DocumentChunk = { id: `c${i}`, docId: `d${i % 40}`, text: phrase(3 + Math.floor(next() * 30)), source: 'top-k', metadata: {}, position: { index: i }, embedding: [1] };
+    if (next() < 0.3) chunk.title = phrase(1 + Math.floor(next() * 4));
+    return chunk;
+  });
+  // Duplicated texts make exact score ties, which the id must break.
+  for (let i = 0; i < size; i += 17) chunks[i] = { ...chunks[i]!, text: chunks[(i * 7) % size]!.text, title: chunks[(i * 7) % size]!.title };
+  const queries = Array.from({ length: 40 }, () => phrase(1 + Math.floor(next() * 8)));
+  return { chunks, queries };
+}
+
+/** Differences between the per-term statistics and a recount from the postings (empty: exact). */
+async function termStatisticsProblems(sql: SqlClient, collection: string): Promise<string[]> {
+  const names = keywordIndexNames(collection);
+  const { rows } = await sql.query<{ term: string; stored: string | null; counted: string | null; text_stored: string | null; text_counted: string | null; bounded: boolean }>(
+    `WITH stored AS (
+       SELECT term, sum(chunks) AS chunks, sum(text_chunks) AS text_chunks, max(max_text_frequency) AS tf, max(max_title_frequency) AS title_tf,
+              min(min_text_length) AS tl, min(min_title_length) AS title_tl
+         FROM "public"."${names.termStatistics}" GROUP BY term
+     ), counted AS (
+       SELECT term, count(*) AS chunks, count(*) FILTER (WHERE text_frequency > 0) AS text_chunks, max(text_frequency) AS tf, max(title_frequency) AS title_tf,
+              min(text_length) AS tl, min(title_length) AS title_tl
+         FROM "public"."${names.postings}" GROUP BY term
+     )
+     SELECT coalesce(s.term, c.term) AS term, s.chunks::text AS stored, c.chunks::text AS counted, s.text_chunks::text AS text_stored, c.text_chunks::text AS text_counted,
+            (c.term IS NULL OR (s.tf >= c.tf AND s.title_tf >= c.title_tf AND s.tl <= c.tl AND s.title_tl <= c.title_tl)) AS bounded
+       FROM stored s FULL JOIN counted c ON c.term = s.term`,
+  );
+  return rows.flatMap((row) => {
+    const problems: string[] = [];
+    if (Number(row.stored ?? 0) !== Number(row.counted ?? 0) || Number(row.text_stored ?? 0) !== Number(row.text_counted ?? 0)) {
+      problems.push(`term ${row.term}: stored ${row.stored}/${row.text_stored} postings, counted ${row.counted}/${row.text_counted}`);
+    }
+    if (!row.bounded) problems.push(`term ${row.term}: the stored bounds do not bound its postings`);
+    return problems;
+  });
+}
+
+/** The formula's ranking: score descending, then id in code-point order (the store's tie rule). */
+function formulaRanking(chunks: readonly DocumentChunk[], query: string, parameters: Bm25Parameters): Array<[string, number]> {
+  return [...formulaScores(chunks, query, parameters)].sort(([a, x], [b, y]) => y - x || compareCodePoints(a, b));
+}
+
+/** Every query's best k from the store (the top-k plan, which skips postings) against the first k of the formula's ranking. */
+async function expectTopAgrees(store: PgVectorStore, chunks: readonly DocumentChunk[], queries: readonly string[], ks: readonly number[]): Promise<number> {
+  let compared = 0;
+  for (const bm25 of PARAMETER_SETS) {
+    for (const query of queries) {
+      const expected = formulaRanking(chunks, query, bm25);
+      for (const k of ks) {
+        const top = await store.textSearch(query, { k, bm25 });
+        const context = `query "${query}", k ${k}, ${JSON.stringify(bm25)}`;
+        expect(top.map((hit) => hit.chunk.id), context).toEqual(expected.slice(0, k).map(([id]) => id));
+        top.forEach((hit, i) => expect(Math.abs(hit.score - expected[i]![1]), context).toBeLessThanOrEqual(1e-10 * Math.max(1, hit.score)));
+        compared += top.length;
+      }
+    }
+  }
+  return compared;
+}
+
+describe('the BM25 top-k plan (bm25TopSql) returns exactly the formula’s best k (PGlite)', () => {
+  const database = pgliteForFile();
+
+  it('for k from 1 to more than match, on a corpus of a few frequent and many rare words with exact ties', async () => {
+    const store = new PgVectorStore({ connection: database(), collection: uniqueCollection('top_k'), dimensions: 1, hnsw: false, includeEmbeddings: false });
+    try {
+      const { chunks, queries } = syntheticCorpus(7, 400);
+      await store.add(chunks);
+      expect(await expectTopAgrees(store, chunks, queries, [1, 3, 10, 40])).toBeGreaterThan(2000);
+    } finally {
+      await store.drop();
+    }
+  }, 240_000);
+
+  it('after rewrites and deletes have left its bounds loose, with per-term statistics exact through every write', async () => {
+    const collection = uniqueCollection('top_k_writes');
+    const store = new PgVectorStore({ connection: database(), collection, dimensions: 1, hnsw: false, includeEmbeddings: false });
+    const sql = toSqlClient(database());
+    try {
+      const { chunks, queries } = syntheticCorpus(11, 300);
+      await store.add(chunks.slice(0, 200));
+      await store.add(chunks.slice(200));
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      const live = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+      // A third of the chunks rewritten with other texts (old postings out, new in), some deleted by id, two documents by docId.
+      const rewritten = chunks.filter((_, i) => i % 3 === 0).map((chunk, i): DocumentChunk => ({ ...chunk, text: chunks[(i * 13) % chunks.length]!.text, title: undefined }));
+      await store.add(rewritten);
+      for (const chunk of rewritten) live.set(chunk.id, chunk);
+      const deleted = chunks.filter((_, i) => i % 5 === 1).map((chunk) => chunk.id);
+      await store.delete(deleted);
+      for (const id of deleted) live.delete(id);
+      await store.deleteByDocIds(['d3', 'd4']);
+      for (const [id, chunk] of live) if (chunk.docId === 'd3' || chunk.docId === 'd4') live.delete(id);
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      expect(await expectTopAgrees(store, [...live.values()], queries.slice(0, 15), [1, 10])).toBeGreaterThan(300);
+      await store.clear();
+      const { rows } = await sql.query<{ count: string | number }>(`SELECT count(*) AS count FROM "public"."${keywordIndexNames(collection).termStatistics}"`);
+      expect(Number(rows[0]!.count)).toBe(0);
+    } finally {
+      await store.drop();
+    }
+  }, 240_000);
+
+  it('migrates a keyword index of the previous layout (no per-term statistics) when a store opens it: built from the postings, kept by the trigger from then on', async () => {
+    const collection = uniqueCollection('migrate');
+    const sql = toSqlClient(database());
+    const names = keywordIndexNames(collection);
+    const { chunks, queries } = syntheticCorpus(23, 200);
+    const first = new PgVectorStore({ connection: database(), collection, dimensions: 1, hnsw: false, includeEmbeddings: false });
+    await first.add(chunks);
+    const before = await Promise.all(queries.map((query) => first.textSearch(query, { k: 10 })));
+    const comment = async () => JSON.parse((await sql.query<{ comment: string }>(`SELECT obj_description('"public"."${collection}"'::regclass, 'pg_class') AS comment`)).rows[0]!.comment);
+    const layout = await comment();
+    // Back to the previous layout exactly: no per-term statistics table, no trigger on the postings (the comment was and stays version 2).
+    await sql.query(`DROP TABLE "public"."${names.termStatistics}"`);
+    await sql.query(`DROP FUNCTION "public"."${names.termSync}"() CASCADE`);
+
+    const reopened = await PgVectorStore.open({ connection: database(), collection, dimensions: 1, hnsw: false, includeEmbeddings: false });
+    try {
+      expect(await comment()).toEqual(layout);
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      const after = await Promise.all(queries.map((query) => reopened.textSearch(query, { k: 10 })));
+      expect(after.map((hits) => hits.map((hit) => [hit.chunk.id, hit.score]))).toEqual(before.map((hits) => hits.map((hit) => [hit.chunk.id, hit.score])));
+      // The trigger is in place: later writes keep the statistics exact.
+      await reopened.add(chunks.slice(0, 20).map((chunk) => ({ ...chunk, text: `${chunk.text} wnewx` })));
+      await reopened.delete(chunks.slice(50, 60).map((chunk) => chunk.id));
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      expect((await reopened.textSearch('wnewx', { k: 50 })).map((hit) => hit.chunk.id).sort()).toEqual(chunks.slice(0, 20).map((chunk) => chunk.id).sort());
+      // A per-term table without its trigger (an earlier release dropped and re-created the collection): stale, so rebuilt.
+      await sql.query(`DROP FUNCTION "public"."${names.termSync}"() CASCADE`);
+      await sql.query(`INSERT INTO "public"."${names.termStatistics}" VALUES ('wstalex', 1, 5, 5, 1, 0, 1, 0)`);
+      const again = await PgVectorStore.open({ connection: database(), collection, dimensions: 1, hnsw: false, includeEmbeddings: false });
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      await again.delete([chunks[0]!.id]);
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      await again.close();
+    } finally {
+      await reopened.drop();
+      await first.close();
+    }
+  }, 240_000);
 });

@@ -197,3 +197,121 @@ export function bm25ScoresSql(query: Bm25Query): string {
      WHERE m.frequency > 0
      GROUP BY m.chunk_id${query.requireAll ? `\n    HAVING count(*) = ${query.requireAll}` : ''}`;
 }
+
+/** What {@link bm25TopSql} needs besides a {@link Bm25Query}: the per-term statistics table and the number of results. */
+export interface Bm25TopQuery extends Omit<Bm25Query, 'requireAll'> {
+  termStatistics: string;
+  /** Placeholder of k (an integer ≥ 1). */
+  k: string;
+}
+
+/** Postings (times k) the threshold's seed reads at most beyond its first term (the terms of the largest bounds first). */
+const SEED_POSTINGS_PER_RESULT = 100;
+/** How many seed chunks (times k) are scored in full to set the threshold. */
+const SEED_CHUNKS_PER_RESULT = 5;
+/** Relative slack on every pruning comparison, far above the rounding of a sum of a few float8 terms. */
+const PRUNING_SLACK = 1e-9;
+
+/**
+ * The best k `(chunk_id, score)` of a query — exactly the first k rows of {@link bm25ScoresSql} in
+ * the order score descending, chunk id ("C") ascending, with the same scores (up to float rounding:
+ * every returned score is summed in one canonical order, term by term, so chunks with the same
+ * contributions tie exactly and the id decides) — without scoring every posting of every query
+ * term (MaxScore, in one statement, so from one snapshot):
+ * 1. each query term's weight (idf from its document frequency in the per-term statistics) and the
+ *    upper bound of its contribution to any chunk: the largest frequency and the smallest length
+ *    among its postings (a BM25 contribution grows with the one and shrinks with the other);
+ * 2. a threshold θ that the k-th best score reaches: the k-th best full score among the seed — the
+ *    {@link SEED_CHUNKS_PER_RESULT} · k chunks best by the terms of the largest bounds (whose
+ *    postings, {@link SEED_POSTINGS_PER_RESULT} · k at most beyond the first term, are read) —
+ *    each scored in full by primary-key probes;
+ * 3. the terms in ascending order of bound whose bounds sum below θ are non-essential: a chunk
+ *    holding none of the other (essential) terms scores below θ and is never among the best k. So
+ *    only the essential terms' postings are read, giving each chunk holding one its partial score;
+ * 4. the chunks of the best partial scores (as many as the seed) gain their non-essential
+ *    contributions by primary-key probes, and θ rises to the k-th best of their full scores;
+ * 5. the non-essential terms are then added layer by layer, largest bound first (a recursive CTE):
+ *    a chunk whose score so far plus the bounds of the terms still to add stays below θ is
+ *    dropped, the others gain the layer's term by a primary-key probe;
+ * 6. the chunks whose full score is within rounding of the k-th best are re-scored in the
+ *    canonical order, and the best k of those are returned.
+ * Every comparison keeps {@link PRUNING_SLACK} in favour of keeping a chunk. With fewer than k
+ * chunks in the seed, θ is 0 and every term is essential: the full scoring, once.
+ */
+export function bm25TopSql(query: Bm25TopQuery): string {
+  const { postings, statistics, termStatistics, terms, weights, k1, b, titleWeight, k } = query;
+  const frequency = `(p.text_frequency + ${titleWeight}::float8 * p.title_frequency)`;
+  const contribution = `t.weight * ${frequency} / (${frequency} + (n.free + n.scale * (p.text_length + ${titleWeight}::float8 * p.title_length)))`;
+  const slack = `(1 + ${PRUNING_SLACK})`;
+  // Postings of the terms in `array` (a subquery), with their contributions; the array is an init plan, so an index scan uses it.
+  const scoredPostings = (array: string) => `${postings} p JOIN query_terms t ON t.term = p.term CROSS JOIN norms n
+       WHERE p.term = ANY(ARRAY(${array})) AND ${frequency} > 0`;
+  // The summed contributions of the terms of \`terms\` (a CTE) to chunk \`chunk\`: one primary-key probe per term.
+  const probe = (terms: string, chunk: string) => `SELECT sum(${contribution}) AS score FROM ${terms} t JOIN ${postings} p ON p.term = t.term AND p.chunk_id = ${chunk}
+       CROSS JOIN norms n WHERE ${frequency} > 0`;
+  return `WITH RECURSIVE collection AS (
+      SELECT coalesce(sum(chunks), 0)::float8 AS chunks,
+             (coalesce(sum(text_length), 0) + ${titleWeight}::float8 * coalesce(sum(title_length), 0))::float8 AS length
+        FROM ${statistics}
+    ), norms AS (
+      SELECT ${k1}::float8 * (1 - ${b}::float8) AS free, CASE WHEN c.length > 0 THEN ${k1}::float8 * ${b}::float8 / (c.length / c.chunks) ELSE 0 END AS scale
+        FROM collection c
+    ), term_statistics AS (
+      SELECT term, (CASE WHEN ${titleWeight}::float8 > 0 THEN sum(chunks) ELSE sum(text_chunks) END)::float8 AS df,
+             max(max_text_frequency) + ${titleWeight}::float8 * max(max_title_frequency) AS frequency,
+             min(min_text_length) + ${titleWeight}::float8 * min(min_title_length) AS length
+        FROM ${termStatistics} WHERE term = ANY(${terms}::text[]) GROUP BY term
+    ), weighted AS (
+      SELECT q.term, f.df, f.frequency, f.length, ln(1 + (c.chunks - f.df + 0.5) / (f.df + 0.5)) * q.weight * (${k1}::float8 + 1) AS weight
+        FROM unnest(${terms}::text[], ${weights}::float8[]) AS q(term, weight)
+        JOIN term_statistics f ON f.term = q.term
+        CROSS JOIN collection c
+       WHERE f.df > 0
+    ), query_terms AS MATERIALIZED (
+      SELECT w.term, w.df, w.weight, w.weight * w.frequency / (w.frequency + (n.free + n.scale * w.length)) AS bound
+        FROM weighted w CROSS JOIN norms n
+    ), seed AS MATERIALIZED (
+      SELECT p.chunk_id FROM ${scoredPostings(`SELECT term FROM (SELECT term, sum(df) OVER (ORDER BY bound DESC, term COLLATE "C" ROWS UNBOUNDED PRECEDING) - df AS before FROM query_terms) s WHERE before < ${SEED_POSTINGS_PER_RESULT} * ${k}`)}
+       GROUP BY p.chunk_id ORDER BY sum(${contribution}) DESC, p.chunk_id COLLATE "C" LIMIT ${SEED_CHUNKS_PER_RESULT} * ${k}
+    ), threshold AS MATERIALIZED (
+      SELECT coalesce((SELECT x.score FROM seed s CROSS JOIN LATERAL (${probe('query_terms', 's.chunk_id')}) x ORDER BY x.score DESC OFFSET ${k} - 1 LIMIT 1), 0) AS theta
+    ), split AS MATERIALIZED (
+      SELECT t.term, sum(t.bound) OVER (ORDER BY t.bound, t.term COLLATE "C" ROWS UNBOUNDED PRECEDING) * ${slack} < h.theta AS skippable
+        FROM query_terms t CROSS JOIN threshold h
+    ), skipped AS MATERIALIZED (
+      SELECT t.* FROM query_terms t JOIN split USING (term) WHERE split.skippable
+    ), candidates AS MATERIALIZED (
+      SELECT p.chunk_id, sum(${contribution}) AS partial FROM ${scoredPostings('SELECT term FROM split WHERE NOT skippable')}
+       GROUP BY p.chunk_id
+    ), leaders AS MATERIALIZED (
+      SELECT c.chunk_id, c.partial + coalesce(x.score, 0) AS score
+        FROM (SELECT * FROM candidates ORDER BY partial DESC, chunk_id COLLATE "C" LIMIT ${SEED_CHUNKS_PER_RESULT} * ${k}) c
+        CROSS JOIN LATERAL (${probe('skipped', 'c.chunk_id')}) x
+    ), bar AS MATERIALIZED (
+      SELECT greatest(h.theta, coalesce((SELECT score FROM leaders ORDER BY score DESC OFFSET ${k} - 1 LIMIT 1), 0)) AS theta,
+             (SELECT coalesce(sum(bound), 0) FROM skipped) AS rest
+        FROM threshold h
+    ), layers AS MATERIALIZED (
+      SELECT term, weight, row_number() OVER (ORDER BY bound DESC, term COLLATE "C") AS layer,
+             coalesce(sum(bound) OVER (ORDER BY bound DESC, term COLLATE "C" ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING), 0) AS rest
+        FROM skipped
+    ), completed (layer, chunk_id, score) AS (
+      SELECT 0::int8, c.chunk_id, c.partial FROM candidates c CROSS JOIN bar WHERE (c.partial + bar.rest) * ${slack} >= bar.theta
+      UNION ALL
+      SELECT t.layer, d.chunk_id, d.score + x.score
+        FROM completed d JOIN layers t ON t.layer = d.layer + 1 CROSS JOIN bar
+        CROSS JOIN LATERAL (SELECT coalesce(sum(${contribution}), 0) AS score FROM ${postings} p CROSS JOIN norms n
+                             WHERE p.term = t.term AND p.chunk_id = d.chunk_id AND ${frequency} > 0) x
+       WHERE (d.score + x.score + t.rest) * ${slack} >= bar.theta
+    ), scored AS (
+      SELECT chunk_id, score FROM completed WHERE layer = (SELECT count(*) FROM layers)
+    ), best AS MATERIALIZED (
+      SELECT chunk_id, score FROM scored ORDER BY score DESC, chunk_id COLLATE "C" LIMIT ${k}
+    ), near AS (
+      SELECT chunk_id FROM scored WHERE score >= (SELECT min(score) FROM best) * (1 - ${PRUNING_SLACK})
+    )
+    SELECT s.chunk_id, x.score FROM near s CROSS JOIN LATERAL (
+      SELECT sum(${contribution} ORDER BY t.term COLLATE "C") AS score FROM query_terms t JOIN ${postings} p ON p.term = t.term AND p.chunk_id = s.chunk_id
+       CROSS JOIN norms n WHERE ${frequency} > 0) x
+     ORDER BY x.score DESC, s.chunk_id COLLATE "C" LIMIT ${k}`;
+}

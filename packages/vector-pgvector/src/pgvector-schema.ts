@@ -7,8 +7,13 @@ import type { SqlClient } from './sql-client.js';
  * Newest table layout this package writes and understands (kept in the table comment). Version 1:
  * the chunk table (with a generated `tsvector` column when full-text ranking is on). Version 2 adds
  * the BM25 keyword index: analysed lengths on each row, a postings table and a collection
- * statistics table kept exact by triggers. A table without the keyword index stays at version 1,
- * so processes running an older release keep working on it.
+ * statistics table kept exact by triggers, and (added within version 2, see
+ * `termStatisticsStatements`) per-term statistics kept by a trigger on the postings, which let a
+ * top-k query skip the postings that cannot reach the best k. The addition is compatible both ways
+ * — a release that does not know the per-term table reads and writes correctly, its trigger keeping
+ * the table exact — so the version stays 2; a version-2 table without it is migrated when a store
+ * opens it. A table without the keyword index stays at version 1, so processes running an older
+ * release keep working on it.
  */
 export const SCHEMA_VERSION = 2;
 
@@ -106,15 +111,23 @@ export function textSearchStatements(layout: Pick<TableLayout, 'schema' | 'table
   ];
 }
 
-/** The tables and function of a collection's BM25 keyword index. */
-export function keywordIndexNames(table: string): { postings: string; statistics: string; sync: string } {
-  return { postings: derivedName(table, 'terms'), statistics: derivedName(table, 'term_stats'), sync: derivedName(table, 'terms_sync') };
+/** The tables and functions of a collection's BM25 keyword index. */
+export function keywordIndexNames(table: string): { postings: string; statistics: string; sync: string; termStatistics: string; termSync: string } {
+  return {
+    postings: derivedName(table, 'terms'),
+    statistics: derivedName(table, 'term_stats'),
+    sync: derivedName(table, 'terms_sync'),
+    termStatistics: derivedName(table, 'term_bounds'),
+    termSync: derivedName(table, 'term_bounds_sync'),
+  };
 }
 
 /** The quoted names of a collection's keyword-index tables, and the postings table's `schema.name` (for `to_regclass`). */
 export interface KeywordTables {
   postings: string;
   statistics: string;
+  /** Per-term document frequencies and score bounds. */
+  termStatistics: string;
   postingsName: string;
 }
 
@@ -123,6 +136,7 @@ export function keywordTables(schema: string, table: string): KeywordTables {
   return {
     postings: qualifiedName({ schema, table: names.postings }),
     statistics: qualifiedName({ schema, table: names.statistics }),
+    termStatistics: qualifiedName({ schema, table: names.termStatistics }),
     postingsName: `${schema}.${names.postings}`,
   };
 }
@@ -154,10 +168,6 @@ export function keywordIndexStatements(layout: Pick<TableLayout, 'schema' | 'tab
         SELECT pg_backend_pid(), d.chunks, d.text_length, d.title_length FROM (${source}) d
          WHERE d.chunks <> 0 OR d.text_length <> 0 OR d.title_length <> 0
         ON CONFLICT (slot) DO UPDATE SET chunks = s.chunks + excluded.chunks, text_length = s.text_length + excluded.text_length, title_length = s.title_length + excluded.title_length`;
-  const trigger = (suffix: string, event: string, referencing: string) => {
-    const name = quoteIdentifier(derivedName(layout.table, `terms_${suffix}`));
-    return [`DROP TRIGGER IF EXISTS ${name} ON ${table}`, `CREATE TRIGGER ${name} AFTER ${event} ON ${table} ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${sync}()`];
-  };
   return [
     `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS text_length integer, ADD COLUMN IF NOT EXISTS title_length integer`,
     `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(derivedName(layout.table, 'unanalysed'))} ON ${table} (id) WHERE text_length IS NULL`,
@@ -172,36 +182,126 @@ export function keywordIndexStatements(layout: Pick<TableLayout, 'schema' | 'tab
     )`,
     `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(derivedName(names.postings, 'chunk_id'))} ON ${postings} (chunk_id)`,
     `CREATE TABLE IF NOT EXISTS ${statistics} (slot integer PRIMARY KEY, chunks bigint NOT NULL, text_length bigint NOT NULL, title_length bigint NOT NULL)`,
-    // One function for the four triggers, branching on TG_OP (the pattern of PostgreSQL's own
-    // transition-table example); each statement refers only to the transition tables of its branch.
+    ...statementTriggerStatements(table, sync, (event) => derivedName(layout.table, `terms_${event}`), {
+      insert: addStatistics(delta('new_rows', '')),
+      update: addStatistics(
+        `SELECT n.chunks - o.chunks AS chunks, n.text_length - o.text_length AS text_length, n.title_length - o.title_length AS title_length FROM (${delta('new_rows', '')}) n, (${delta('old_rows', '')}) o`,
+      ),
+      delete: `DELETE FROM ${postings} p USING old_rows o WHERE p.chunk_id = o.id;
+        ${addStatistics(delta('old_rows', '-'))}`,
+      truncate: `TRUNCATE ${postings}, ${statistics}`,
+    }),
+    ...termStatisticsStatements(layout),
+  ];
+}
+
+/** What a sync function does for each kind of statement (one or more SQL statements, `;`-separated). */
+interface SyncBranches {
+  insert: string;
+  update: string;
+  delete: string;
+  truncate: string;
+}
+
+/**
+ * A PL/pgSQL function `sync` with one branch per TG_OP (the pattern of PostgreSQL's own
+ * transition-table example; each branch refers only to the transition tables of its statement)
+ * and the four statement-level triggers that run it after every INSERT, UPDATE, DELETE and
+ * TRUNCATE on `table` (`name(event)` names them). Every statement is idempotent.
+ */
+function statementTriggerStatements(table: string, sync: string, name: (event: string) => string, branches: SyncBranches): string[] {
+  const trigger = (event: string, referencing: string) => {
+    const quoted = quoteIdentifier(name(event.toLowerCase()));
+    return [`DROP TRIGGER IF EXISTS ${quoted} ON ${table}`, `CREATE TRIGGER ${quoted} AFTER ${event} ON ${table} ${referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${sync}()`];
+  };
+  return [
     `CREATE OR REPLACE FUNCTION ${sync}() RETURNS trigger LANGUAGE plpgsql AS $zerda$
     BEGIN
       IF TG_OP = 'INSERT' THEN
-        ${addStatistics(delta('new_rows', ''))};
+        ${branches.insert};
       ELSIF TG_OP = 'UPDATE' THEN
-        ${addStatistics(`SELECT n.chunks - o.chunks AS chunks, n.text_length - o.text_length AS text_length, n.title_length - o.title_length AS title_length FROM (${delta('new_rows', '')}) n, (${delta('old_rows', '')}) o`)};
+        ${branches.update};
       ELSIF TG_OP = 'DELETE' THEN
-        DELETE FROM ${postings} p USING old_rows o WHERE p.chunk_id = o.id;
-        ${addStatistics(delta('old_rows', '-'))};
+        ${branches.delete};
       ELSIF TG_OP = 'TRUNCATE' THEN
-        TRUNCATE ${postings}, ${statistics};
+        ${branches.truncate};
       END IF;
       RETURN NULL;
     END
     $zerda$`,
-    ...trigger('insert', 'INSERT', 'REFERENCING NEW TABLE AS new_rows'),
-    ...trigger('update', 'UPDATE', 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows'),
-    ...trigger('delete', 'DELETE', 'REFERENCING OLD TABLE AS old_rows'),
-    ...trigger('truncate', 'TRUNCATE', ''),
+    ...trigger('INSERT', 'REFERENCING NEW TABLE AS new_rows'),
+    ...trigger('UPDATE', 'REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows'),
+    ...trigger('DELETE', 'REFERENCING OLD TABLE AS old_rows'),
+    ...trigger('TRUNCATE', ''),
   ];
 }
 
-/** Drops the keyword index's tables and function (the triggers go with the chunk table or with the function). */
+/** The name of a trigger keeping the per-term statistics, on the postings table. */
+function termTriggerName(postings: string, event: string): string {
+  return derivedName(postings, `bounds_${event}`);
+}
+
+/**
+ * The per-term statistics of the keyword index, idempotently: `<table>_term_bounds`
+ * holds, per term and writing backend (`slot`, as in the collection statistics: concurrent writers
+ * never touch one another's rows), how many postings the term has (`chunks`; `text_chunks`: those
+ * with the term in the text) — summed over the slots, the term's exact document frequency — and
+ * bounds over its postings: the largest text and title frequencies and the smallest text and title
+ * lengths. A BM25 contribution grows with the frequency and shrinks with the length, so these give
+ * an upper bound of the term's contribution to any chunk for every k1, b and titleWeight. Deletes
+ * lower the counts but leave the bounds as they are (still bounds, perhaps loose ones). A
+ * statement-level trigger on the postings table keeps the rows exact for every insert, update,
+ * delete and truncate of postings, set-based, in the writing transaction. Last, the table is
+ * rebuilt from the postings in one statement: empty for a new index, the migration of an index that
+ * had no per-term statistics, and never stale rows (an older release's `drop()` leaves the table).
+ */
+export function termStatisticsStatements(layout: Pick<TableLayout, 'schema' | 'table'>): string[] {
+  const names = keywordIndexNames(layout.table);
+  const postings = qualifiedName({ schema: layout.schema, table: names.postings });
+  const terms = qualifiedName({ schema: layout.schema, table: names.termStatistics });
+  const sync = qualifiedName({ schema: layout.schema, table: names.termSync });
+  const add = (rows: string, sign: '' | '-') => `INSERT INTO ${terms} AS s (term, slot, chunks, text_chunks, max_text_frequency, max_title_frequency, min_text_length, min_title_length)
+        SELECT term, pg_backend_pid(), ${sign}count(*), ${sign}count(*) FILTER (WHERE text_frequency > 0), ${
+          sign ? 'NULL, NULL, NULL, NULL' : 'max(text_frequency), max(title_frequency), min(text_length), min(title_length)'
+        }
+          FROM ${rows} GROUP BY term ORDER BY term
+        ON CONFLICT (term, slot) DO UPDATE SET chunks = s.chunks + excluded.chunks, text_chunks = s.text_chunks + excluded.text_chunks,
+          max_text_frequency = greatest(s.max_text_frequency, excluded.max_text_frequency), max_title_frequency = greatest(s.max_title_frequency, excluded.max_title_frequency),
+          min_text_length = least(s.min_text_length, excluded.min_text_length), min_title_length = least(s.min_title_length, excluded.min_title_length)`;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${terms} (
+      term text NOT NULL,
+      slot integer NOT NULL,
+      chunks bigint NOT NULL,
+      text_chunks bigint NOT NULL,
+      max_text_frequency integer,
+      max_title_frequency integer,
+      min_text_length integer,
+      min_title_length integer,
+      PRIMARY KEY (term, slot)
+    )`,
+    ...statementTriggerStatements(postings, sync, (event) => termTriggerName(names.postings, event), {
+      insert: add('new_rows', ''),
+      update: `${add('old_rows', '-')};\n        ${add('new_rows', '')}`,
+      delete: add('old_rows', '-'),
+      truncate: `TRUNCATE ${terms}`,
+    }),
+    // After the triggers: creating them locked the postings against writers, so this reads them all.
+    `DELETE FROM ${terms}`,
+    `INSERT INTO ${terms} (term, slot, chunks, text_chunks, max_text_frequency, max_title_frequency, min_text_length, min_title_length)
+      SELECT term, 0, count(*), count(*) FILTER (WHERE text_frequency > 0), max(text_frequency), max(title_frequency), min(text_length), min(title_length)
+        FROM ${postings} GROUP BY term`,
+  ];
+}
+
+/** Drops the keyword index's tables and functions (the triggers go with their tables or with the functions). */
 export function dropKeywordIndexStatements(layout: Pick<TableLayout, 'schema' | 'table'>): string[] {
   const names = keywordIndexNames(layout.table);
+  const table = (name: string) => qualifiedName({ schema: layout.schema, table: name });
   return [
-    `DROP TABLE IF EXISTS ${qualifiedName({ schema: layout.schema, table: names.postings })}, ${qualifiedName({ schema: layout.schema, table: names.statistics })}`,
-    `DROP FUNCTION IF EXISTS ${qualifiedName({ schema: layout.schema, table: names.sync })}() CASCADE`,
+    `DROP TABLE IF EXISTS ${table(names.postings)}, ${table(names.statistics)}, ${table(names.termStatistics)}`,
+    `DROP FUNCTION IF EXISTS ${table(names.sync)}() CASCADE`,
+    `DROP FUNCTION IF EXISTS ${table(names.termSync)}() CASCADE`,
   ];
 }
 
@@ -226,6 +326,8 @@ export interface ExistingTable {
   hasHnswIndex: boolean;
   /** The postings and statistics tables of the BM25 keyword index exist. */
   hasKeywordIndex: boolean;
+  /** The keyword index's per-term statistics table exists and its trigger is on the postings table. */
+  hasTermStatistics: boolean;
 }
 
 /**
@@ -251,10 +353,13 @@ export async function inspectTable(client: SqlClient, schema: string, table: str
   const embedding = columns.rows.find((column) => column.attname === 'embedding');
   const typmod = embedding ? Number(embedding.atttypmod) : NaN;
   const names = keywordIndexNames(table);
-  const indexes = await client.query<{ present: boolean; keyword: boolean }>(
+  const indexes = await client.query<{ present: boolean; keyword: boolean; terms: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM pg_class i JOIN pg_index x ON x.indexrelid = i.oid WHERE x.indrelid = $1::int8::oid AND i.relname = $2) AS present,
-            (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $3 AND c.relname IN ($4, $5) AND c.relkind = 'r') = 2 AS keyword`,
-    [row.oid, hnswIndexName(table), schema, names.postings, names.statistics],
+            (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $3 AND c.relname IN ($4, $5) AND c.relkind = 'r') = 2 AS keyword,
+            EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $3 AND c.relname = $6 AND c.relkind = 'r')
+              AND EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                           WHERE n.nspname = $3 AND c.relname = $4 AND t.tgname = $7) AS terms`,
+    [row.oid, hnswIndexName(table), schema, names.postings, names.statistics, names.termStatistics, termTriggerName(names.postings, 'insert')],
   );
   return {
     dimensions: embedding?.typname === 'vector' && typmod > 0 ? typmod : undefined,
@@ -263,6 +368,7 @@ export async function inspectTable(client: SqlClient, schema: string, table: str
     hasTextSearchColumn: columns.rows.some((column) => column.attname === 'tsv'),
     hasHnswIndex: indexes.rows[0]?.present === true,
     hasKeywordIndex: indexes.rows[0]?.keyword === true,
+    hasTermStatistics: indexes.rows[0]?.terms === true,
   };
 }
 

@@ -9,6 +9,7 @@ import {
   hnswIndexStatement,
   inspectTable,
   keywordIndexStatements,
+  termStatisticsStatements,
   tableStatements,
   textSearchStatements,
   type TableLayout,
@@ -78,7 +79,8 @@ export interface ReadyTable {
 
 /**
  * Checks an existing table against the settings and adds what it lacks (the keyword index, the
- * full-text column, the HNSW index), or creates the table when `create` gives its dimension.
+ * full-text column, the HNSW index) or migrates what is older (a keyword index without per-term
+ * statistics gains them), or creates the table when `create` gives its dimension.
  * Returns undefined when there is no table and none is created. One transaction under an
  * advisory lock of the collection, so concurrent set-ups (other processes too) take turns.
  */
@@ -112,6 +114,10 @@ export async function setUpTable(client: SqlClient, settings: SetupSettings, kno
           expected: `the analyzer table ${name} was indexed with (${JSON.stringify(keywordIndex)}), or no analyzer option`,
           received: JSON.stringify(settings.analyzer),
         });
+      }
+      if (!existing.hasTermStatistics) {
+        // A keyword index without per-term statistics (an earlier release's): migrated in this transaction.
+        for (const statement of termStatisticsStatements({ schema, table: collection })) await transaction.query(statement);
       }
     } else if (wantKeywordIndex) {
       keywordIndex = requested;

@@ -1,7 +1,7 @@
 import type { Analyzer } from '@zerda/text';
 import type { MetadataFilter, VectorSearchHit } from '@zerda/types';
 import { POSTGRES_STORABLE } from '@zerda/vector-kit';
-import { bm25ScoresSql, queryTerms, type Bm25Parameters } from './keyword-index.js';
+import { bm25ScoresSql, bm25TopSql, queryTerms, type Bm25Parameters } from './keyword-index.js';
 import { compileFilter } from './pgvector-filter.js';
 import { chunkColumns, toChunk, type ChunkRow, type PgTable } from './pgvector-records.js';
 import type { KeywordTables } from './pgvector-schema.js';
@@ -54,7 +54,8 @@ export async function tsRankSearch(
  * BM25 search over the keyword index: the query is analysed by `@zerda/text` exactly as the rows
  * were, and chunks holding any query term (`requireAll`: every term) are scored by
  * {@link bm25ScoresSql} from the postings and statistics of one snapshot — the scores
- * `KeywordRetriever` gives the same chunks (ties: the smaller id first).
+ * `KeywordRetriever` gives the same chunks (ties: the smaller id first); unfiltered `any` queries
+ * take the best k by {@link bm25TopSql}, which skips postings that cannot reach them.
  */
 export async function bm25Search(
   target: PgTable & { keywordTables: KeywordTables; analyzer: Analyzer },
@@ -68,25 +69,25 @@ export async function bm25Search(
   if (terms.length === 0) return [];
   const parameters: unknown[] = [];
   const bind = (value: unknown): string => `$${parameters.push(value)}`;
-  const { postings, statistics } = target.keywordTables;
-  const scores = bm25ScoresSql({
-    postings,
-    statistics,
-    terms: bind(terms),
-    weights: bind(weights),
-    k1: bind(bm25.k1),
-    b: bind(bm25.b),
-    titleWeight: bind(bm25.titleWeight),
-    ...(requireAll ? { requireAll: bind(terms.length) } : {}),
-  });
+  const { postings, statistics, termStatistics } = target.keywordTables;
+  const common = { postings, statistics, terms: bind(terms), weights: bind(weights), k1: bind(bm25.k1), b: bind(bm25.b), titleWeight: bind(bm25.titleWeight) };
   const columns = chunkColumns(target.includeEmbeddings, 't');
-  const where = compileFilter(filter, parameters, { metadata: 't.metadata', docId: 't.doc_id', source: 't.source' });
-  // Unfiltered, only the best k are joined to their rows; filtered, every scored chunk is checked first.
-  const text = filter
-    ? `SELECT ${columns}, s.score FROM (${scores}) s JOIN ${target.table} t ON t.id = s.chunk_id
+  // Unfiltered, any term: the best k by the pruning top-k plan, then joined to their rows. Every
+  // term required: the best k of all scored chunks. Filtered: every scored chunk is checked first
+  // (a bound cannot know the filter).
+  let text: string;
+  if (!filter && !requireAll) {
+    const best = bm25TopSql({ ...common, termStatistics, k: bind(k) });
+    text = `SELECT ${columns}, s.score FROM (${best}) s JOIN ${target.table} t ON t.id = s.chunk_id ORDER BY s.score DESC, t.id COLLATE "C"`;
+  } else {
+    const scores = bm25ScoresSql({ ...common, ...(requireAll ? { requireAll: bind(terms.length) } : {}) });
+    const where = compileFilter(filter, parameters, { metadata: 't.metadata', docId: 't.doc_id', source: 't.source' });
+    text = filter
+      ? `SELECT ${columns}, s.score FROM (${scores}) s JOIN ${target.table} t ON t.id = s.chunk_id
           WHERE ${where} ORDER BY s.score DESC, t.id COLLATE "C" LIMIT ${bind(k)}`
-    : `SELECT ${columns}, s.score FROM (SELECT chunk_id, score FROM (${scores}) x ORDER BY score DESC, chunk_id COLLATE "C" LIMIT ${bind(k)}) s
+      : `SELECT ${columns}, s.score FROM (SELECT chunk_id, score FROM (${scores}) x ORDER BY score DESC, chunk_id COLLATE "C" LIMIT ${bind(k)}) s
           JOIN ${target.table} t ON t.id = s.chunk_id ORDER BY s.score DESC, t.id COLLATE "C"`;
+  }
   const { rows } = await target.client.query<ChunkRow & { score: number | string }>(text, parameters);
   return rows.map((row) => ({ chunk: toChunk(row), score: Math.max(0, Number(row.score)) }));
 }
