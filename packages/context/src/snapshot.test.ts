@@ -295,7 +295,7 @@ describe('corrupted snapshots are refused, naming the file and the check', () =>
   });
 
   it('a truncated file, a missing file, an edited manifest, a broken pointer', async () => {
-    expect(await damaged((copy) => truncate(join(copy, generation, 'retriever/retrievers/1/index/posting-chunks.u32'), 8))).toMatchObject({ details: { file: 'retriever/retrievers/1/index/posting-chunks.u32', check: 'size' } });
+    expect(await damaged((copy) => truncate(join(copy, generation, 'retriever/retrievers/1/index/chunk-offsets.u16'), 8))).toMatchObject({ details: { file: 'retriever/retrievers/1/index/chunk-offsets.u16', check: 'size' } });
     expect(await damaged((copy) => rm(join(copy, generation, 'engine.json')))).toMatchObject({ details: { file: 'engine.json', check: 'exists' } });
     const edited = await damaged(async (copy) => {
       const path = join(copy, generation, 'manifest.json');

@@ -21,12 +21,12 @@ import { ForwardIndex } from './bm25-bulk.js';
 import { collectHits, orderQueryTerms, type IndexHit, type IndexSearch, type WeightedTerm } from './bm25-search.js';
 import { TermDictionary } from './term-dictionary.js';
 import { compactSegments, compactionDue, countLivePostings, type CompactionPolicy } from './bm25-compaction.js';
-import type { Bm25IndexSnapshot } from './bm25-snapshot.js';
+import type { Bm25IndexSnapshot, Bm25SegmentSnapshot } from './bm25-snapshot.js';
 import { computeBlockImpacts, impactValuesFor, inverseDocumentFrequency, lengthNormalization, termWeight, type Bm25Parameters, type BlockImpacts } from './scoring.js';
 
 export type { Bm25Parameters } from './scoring.js';
 export type { CompactionPolicy } from './bm25-compaction.js';
-export type { Bm25IndexSnapshot } from './bm25-snapshot.js';
+export type { Bm25IndexSnapshot, Bm25SegmentSnapshot } from './bm25-snapshot.js';
 export type { IndexHit, IndexSearch, WeightedTerm } from './bm25-search.js';
 
 /**
@@ -100,6 +100,8 @@ export class Bm25Index {
   private chunks: Array<DocumentChunk | undefined> = [];
   private ordinalById = new Map<string, number>();
   private firstOrdinalByDocId = new Map<string, number>();
+  /** False after loading a segment snapshot until a write needs the per-document lists (built then, see {@link linkDocuments}). */
+  private documentsLinked = true;
   private nextSequence = 0;
   private totalTextLength = 0;
   private totalTitleLength = 0;
@@ -217,6 +219,7 @@ export class Bm25Index {
    * order). Postings go to the delta segment; compaction follows when the policy says so.
    */
   add(entries: readonly AnalyzedChunk[]): void {
+    this.linkDocuments();
     this.reserveSlots(this.slots + entries.length);
     for (const entry of entries) {
       const previous = this.ordinalById.get(entry.chunk.id);
@@ -245,6 +248,7 @@ export class Bm25Index {
 
   /** Removes every chunk of the given documents. Returns how many chunks were removed. */
   removeDocuments(docIds: readonly string[]): number {
+    this.linkDocuments();
     let removed = 0;
     for (const docId of docIds) {
       let ordinal = this.firstOrdinalByDocId.get(docId);
@@ -395,6 +399,7 @@ export class Bm25Index {
     this.chunks = compacted.chunks;
     this.firstOrdinalByDocId = new Map();
     for (let index = 0; index < count; index++) this.linkDocument(compacted.chunks[index]!.docId, index);
+    this.documentsLinked = true;
     this.slots = count;
     this.live = count;
     this.tombstones = 0;
@@ -426,10 +431,34 @@ export class Bm25Index {
   }
 
   /**
-   * Replaces the state with a compacted snapshot. The snapshot must be consistent (see
-   * {@link validateSnapshot}); its arrays are adopted or encoded, not copied.
+   * The compacted main segment as it lies in memory (compacts first), for a snapshot that is
+   * opened by adopting its arrays ({@link load} of a {@link Bm25SegmentSnapshot}). Views of the live
+   * index: valid until the next write (callers hold the write queue).
    */
-  load(snapshot: Bm25IndexSnapshot): void {
+  segmentSnapshot(): Bm25SegmentSnapshot {
+    this.compact();
+    const main = this.main;
+    const termCount = main.termCount;
+    return {
+      terms: this.dictionary.terms.slice(0, termCount),
+      chunks: this.chunks.slice(0, this.slots) as DocumentChunk[],
+      textLengths: this.textLengths.subarray(0, this.slots),
+      titleLengths: this.titleLengths.subarray(0, this.slots),
+      segment: { ...main, offsets: main.offsets.subarray(0, termCount + 1), blockOffsets: main.blockOffsets.subarray(0, termCount + 1) },
+    };
+  }
+
+  /**
+   * Replaces the state with a compacted snapshot. The snapshot must be consistent (see
+   * {@link validateSnapshot} / `validateSegmentSnapshot`); its arrays are adopted or encoded, not
+   * copied. A segment snapshot is adopted as it is: no postings are decoded or encoded, and the
+   * per-document lists that only writes need are built by the first write.
+   */
+  load(snapshot: Bm25IndexSnapshot | Bm25SegmentSnapshot): void {
+    if ('segment' in snapshot) {
+      this.loadSegment(snapshot);
+      return;
+    }
     const count = snapshot.chunks.length;
     this.reset();
     this.dictionary.replace(snapshot.terms);
@@ -453,6 +482,44 @@ export class Bm25Index {
     this.main = encodePackedSegment(snapshot.terms.length, snapshot.offsets, snapshot.postingChunks, snapshot.postingFrequencies, snapshot.textLengths, snapshot.titleLengths);
     this.mainSlots = count;
     this.refreshImpacts();
+  }
+
+  private loadSegment(snapshot: Bm25SegmentSnapshot): void {
+    const count = snapshot.chunks.length;
+    const { textLengths, titleLengths } = snapshot;
+    this.reset();
+    this.dictionary.replace(snapshot.terms);
+    this.reserveSlots(count);
+    this.textLengths.set(textLengths);
+    this.titleLengths.set(titleLengths);
+    this.chunks = snapshot.chunks.slice();
+    const sequence = this.sequence;
+    let totalText = 0;
+    let totalTitle = 0;
+    for (let ordinal = 0; ordinal < count; ordinal++) {
+      sequence[ordinal] = ordinal;
+      this.lengthClasses.set(ordinal, textLengths[ordinal]!, titleLengths[ordinal]!);
+      totalText += textLengths[ordinal]!;
+      totalTitle += titleLengths[ordinal]!;
+    }
+    this.totalTextLength = totalText;
+    this.totalTitleLength = totalTitle;
+    if (snapshot.ordinalById) this.ordinalById = snapshot.ordinalById;
+    else for (let ordinal = 0; ordinal < count; ordinal++) this.ordinalById.set(snapshot.chunks[ordinal]!.id, ordinal);
+    this.documentsLinked = count === 0;
+    this.slots = count;
+    this.live = count;
+    this.nextSequence = count;
+    this.main = snapshot.segment;
+    this.mainSlots = count;
+    this.refreshImpacts();
+  }
+
+  /** Builds the per-document lists of the loaded chunks, if a segment snapshot left them for later. */
+  private linkDocuments(): void {
+    if (this.documentsLinked) return;
+    this.documentsLinked = true;
+    for (let ordinal = 0; ordinal < this.slots; ordinal++) if (this.dead[ordinal] === 0) this.linkDocument(this.chunks[ordinal]!.docId, ordinal);
   }
 
   /** Sizes, for diagnostics and memory planning. */
@@ -505,6 +572,7 @@ export class Bm25Index {
     this.chunks = [];
     this.ordinalById = new Map();
     this.firstOrdinalByDocId = new Map();
+    this.documentsLinked = true;
     this.nextSequence = 0;
     this.totalTextLength = 0;
     this.totalTitleLength = 0;

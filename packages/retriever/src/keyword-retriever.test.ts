@@ -427,9 +427,9 @@ describe('KeywordRetriever: serialization', () => {
     await expect(open({ k1: 1.2, b: 0.6, titleWeight: 1.5, analyzer: { arabic: { stemmer: 'snowball' } } })).rejects.toThrow(/retrieval\.bm25\.k1 must be 1\.1, the value the snapshot's keyword index was built with/);
     await expect(open({ k1: 1.1, b: 0.6, titleWeight: 1.5 })).rejects.toMatchObject({ code: 'ZERDA_INVALID_ARGUMENT', details: { field: 'analyzer' } });
     // Nothing is replaced when a file is missing.
-    snapshot.files.delete('keyword/index/posting-chunks.u32');
+    snapshot.files.delete('keyword/index/chunk-offsets.u16');
     const kept = await build(english, { k1: 1.1, b: 0.6, titleWeight: 1.5, analyzer: { arabic: { stemmer: 'snowball' } } });
-    await expect(kept.readSnapshot(snapshot.reader(fail, 'keyword'))).rejects.toMatchObject({ details: { file: 'keyword/index/posting-chunks.u32', check: 'exists' } });
+    await expect(kept.readSnapshot(snapshot.reader(fail, 'keyword'))).rejects.toMatchObject({ details: { file: 'keyword/index/chunk-offsets.u16', check: 'exists' } });
     expect(kept.size()).toBe(english.length);
   });
 });

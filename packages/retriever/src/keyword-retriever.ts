@@ -415,7 +415,7 @@ export class KeywordRetriever implements Retriever {
         analyzer: this.analyzer instanceof Analyzer ? this.analyzer.options : null,
         compaction: { ...this.compaction },
       });
-      await writeKeywordIndex(writer.scope('index'), this.invertedIndex.snapshot());
+      await writeKeywordIndex(writer.scope('index'), this.invertedIndex.segmentSnapshot());
     });
   }
 
