@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import {
   createError,
@@ -121,7 +121,8 @@ export interface EntrySource {
 
 class EntryReader implements SnapshotFileReader {
   private position = 0;
-  private readonly digest = createHash('sha256');
+  /** Absent when checksums are not verified (`verify: false`): the bytes are then not hashed at all. */
+  private readonly digest: Hash | undefined;
   private closed = false;
 
   constructor(
@@ -132,7 +133,9 @@ class EntryReader implements SnapshotFileReader {
     private readonly fail: (check: SnapshotCheck, reason: string) => ZerdaError,
     private readonly onVerified: () => void,
     private readonly verify: boolean,
-  ) {}
+  ) {
+    this.digest = verify ? createHash('sha256') : undefined;
+  }
 
   get size(): number {
     return this.entry.bytes;
@@ -149,7 +152,7 @@ class EntryReader implements SnapshotFileReader {
     const out = new Uint8Array(length);
     const got = await readAt(this.handle, out, this.base + this.position);
     if (got < length) throw this.fail('size', `it ends after ${this.position + got} bytes, the manifest recorded ${this.entry.bytes} (truncated)`);
-    this.digest.update(out);
+    this.digest?.update(out);
     this.position += length;
     return out;
   }
@@ -165,11 +168,11 @@ class EntryReader implements SnapshotFileReader {
           const wanted = Math.min(block.byteLength, this.entry.bytes - this.position);
           const got = await readAt(this.handle, block.subarray(0, wanted), this.base + this.position);
           if (got < wanted) throw this.fail('size', `it ends after ${this.position + got} bytes, the manifest recorded ${this.entry.bytes} (truncated)`);
-          this.digest.update(block.subarray(0, wanted));
+          this.digest?.update(block.subarray(0, wanted));
           this.position += wanted;
         }
       }
-      if (this.verify && this.digest.digest('hex') !== this.entry.sha256) throw this.fail('sha256', 'its SHA-256 does not match the manifest (the file was changed or damaged)');
+      if (this.digest && this.digest.digest('hex') !== this.entry.sha256) throw this.fail('sha256', 'its SHA-256 does not match the manifest (the file was changed or damaged)');
       this.onVerified();
       if (unread > 0) throw this.fail('consistency', `${unread} bytes at its end were not expected by its reader`);
     } finally {
