@@ -183,6 +183,8 @@ export interface SnapshotCost {
   bytes: number;
   files: number;
   openMs: number;
+  /** From the start of the open to the first query's answer. */
+  firstAnswerMs?: number;
   /** The opening process's resident set before `open` and its peak once `open` returned. */
   openBaselineRssBytes: number;
   openPeakRssBytes: number;
@@ -609,6 +611,7 @@ async function measureSnapshot(engine: import('@zerda/context').ContextEngine, j
       bytes: saved.bytes,
       files: saved.files,
       openMs: report.openMs,
+      firstAnswerMs: report.firstAnswerMs,
       openBaselineRssBytes: report.baselineRssBytes,
       openPeakRssBytes: report.peakRssBytes,
       identical: report.answers === answersDigest(results),

@@ -14,6 +14,8 @@ export interface OpenRequest {
 /** What `snapshot-open-worker.js` reports. */
 export interface OpenReport {
   openMs: number;
+  /** From the start of `open` to the first query's answer (what a cold start waits before serving). */
+  firstAnswerMs: number;
   /** Resident set before `open` (Node, the packages, the embedder loaded) and the peak when it returned. */
   baselineRssBytes: number;
   peakRssBytes: number;
