@@ -1,7 +1,7 @@
 import type { Analyzer } from '@zerda/text';
 import type { MetadataFilter, VectorSearchHit } from '@zerda/types';
 import { POSTGRES_STORABLE } from '@zerda/vector-kit';
-import { bm25ScoresSql, bm25TopSql, queryTerms, type Bm25Parameters } from './keyword-index.js';
+import { FULL_SCORING_POSTINGS, bm25ScoresSql, bm25TopSql, queryTerms, termPostingsSql, type Bm25Parameters } from './keyword-index.js';
 import { compileFilter } from './pgvector-filter.js';
 import { chunkColumns, toChunk, type ChunkRow, type PgTable } from './pgvector-records.js';
 import type { KeywordTables } from './pgvector-schema.js';
@@ -72,12 +72,15 @@ export async function bm25Search(
   const { postings, statistics, termStatistics } = target.keywordTables;
   const common = { postings, statistics, terms: bind(terms), weights: bind(weights), k1: bind(bm25.k1), b: bind(bm25.b), titleWeight: bind(bm25.titleWeight) };
   const columns = chunkColumns(target.includeEmbeddings, 't');
-  // Unfiltered, any term: the best k by the pruning top-k plan, then joined to their rows. Every
+  // Unfiltered, any term: the best k (by the pruning plan when the query terms have many postings), then joined to their rows. Every
   // term required: the best k of all scored chunks. Filtered: every scored chunk is checked first
   // (a bound cannot know the filter).
   let text: string;
   if (!filter && !requireAll) {
-    const best = bm25TopSql({ ...common, termStatistics, k: bind(k) });
+    // Which plan pays: a one-row read of the per-term statistics (the plan's own statement reads them again, consistently).
+    const { rows } = await target.client.query<{ postings: number | string }>(termPostingsSql(termStatistics), [terms]);
+    const plan = Number(rows[0]?.postings ?? 0) <= FULL_SCORING_POSTINGS ? 'full' : 'pruned';
+    const best = bm25TopSql({ ...common, termStatistics, k: bind(k), plan });
     text = `SELECT ${columns}, s.score FROM (${best}) s JOIN ${target.table} t ON t.id = s.chunk_id ORDER BY s.score DESC, t.id COLLATE "C"`;
   } else {
     const scores = bm25ScoresSql({ ...common, ...(requireAll ? { requireAll: bind(terms.length) } : {}) });
