@@ -109,8 +109,13 @@ export function checkManifest(value: unknown, format: SnapshotFormat, fail: (che
 
 /** How a reader reaches the bytes of one entry. */
 export interface EntrySource {
-  /** An open handle and the entry's offset in it; `release` closes what this call opened. */
-  open(entry: SnapshotFileEntry): Promise<{ handle: FileHandle; offset: number; release: () => Promise<void> }>;
+  /**
+   * An open handle and the entry's offset in it; `release` closes what this call opened.
+   * `identity` names the stored bytes when the source can tell (a directory snapshot: device and
+   * inode, shared by the hard links of content stored once), so that bytes verified once are not
+   * hashed again when another entry names the same file.
+   */
+  open(entry: SnapshotFileEntry): Promise<{ handle: FileHandle; offset: number; release: () => Promise<void>; identity?: string }>;
   /** Full SHA-256 of one entry, read independently (for verifying files no component read). */
   hash(entry: SnapshotFileEntry): Promise<{ bytes: number; sha256: string }>;
   /** The entry's size as stored. */
@@ -133,8 +138,10 @@ class EntryReader implements SnapshotFileReader {
     private readonly fail: (check: SnapshotCheck, reason: string) => ZerdaError,
     private readonly onVerified: () => void,
     private readonly verify: boolean,
+    /** The stored bytes were verified already under another name (the same file, see `EntrySource.open`). */
+    verifiedBefore = false,
   ) {
-    this.digest = verify ? createHash('sha256') : undefined;
+    this.digest = verify && !verifiedBefore ? createHash('sha256') : undefined;
   }
 
   get size(): number {
@@ -190,18 +197,21 @@ class EntryReader implements SnapshotFileReader {
 export class ManifestReader implements SnapshotReader {
   private readonly entries: Map<string, SnapshotFileEntry>;
   private readonly verified: Set<string>;
+  /** Stored files (by `EntrySource` identity) whose bytes were verified, with the checksum they matched. */
+  private readonly verifiedFiles: Map<string, string>;
 
   constructor(
     private readonly files: readonly SnapshotFileEntry[],
     private readonly source: EntrySource,
     private readonly fail: (file: string, check: SnapshotCheck, reason: string, cause?: unknown) => ZerdaError,
     private readonly prefix = '',
-    shared?: { entries: Map<string, SnapshotFileEntry>; verified: Set<string> },
+    shared?: { entries: Map<string, SnapshotFileEntry>; verified: Set<string>; verifiedFiles: Map<string, string> },
     /** `false` checks sizes only, not checksums (faster opens of very large snapshots). */
     private readonly verify = true,
   ) {
     this.entries = shared?.entries ?? new Map(files.map((entry) => [entry.name, entry]));
     this.verified = shared?.verified ?? new Set();
+    this.verifiedFiles = shared?.verifiedFiles ?? new Map();
   }
 
   has(name: string): boolean {
@@ -212,8 +222,14 @@ export class ManifestReader implements SnapshotReader {
     const full = scopedSnapshotName(this.prefix, name);
     const entry = this.entries.get(full);
     if (!entry) throw this.fail(full, 'exists', 'the manifest lists no such file');
-    const { handle, offset, release } = await this.source.open(entry);
-    return new EntryReader(entry, handle, offset, release, (check, reason) => this.fail(full, check, reason), () => this.verified.add(full), this.verify);
+    const { handle, offset, release, identity } = await this.source.open(entry);
+    const file = identity === undefined ? undefined : `${identity}:${entry.bytes}`;
+    const verifiedBefore = file !== undefined && this.verifiedFiles.get(file) === entry.sha256;
+    const onVerified = () => {
+      this.verified.add(full);
+      if (file !== undefined && this.verify) this.verifiedFiles.set(file, entry.sha256);
+    };
+    return new EntryReader(entry, handle, offset, release, (check, reason) => this.fail(full, check, reason), onVerified, this.verify, verifiedBefore);
   }
 
   async readFile(name: string): Promise<Uint8Array> {
@@ -237,7 +253,7 @@ export class ManifestReader implements SnapshotReader {
   }
 
   scope(prefix: string): SnapshotReader {
-    return new ManifestReader(this.files, this.source, this.fail, scopedSnapshotName(this.prefix, prefix), { entries: this.entries, verified: this.verified }, this.verify);
+    return new ManifestReader(this.files, this.source, this.fail, scopedSnapshotName(this.prefix, prefix), { entries: this.entries, verified: this.verified, verifiedFiles: this.verifiedFiles }, this.verify);
   }
 
   corrupt(name: string, check: SnapshotCheck, reason: string, cause?: unknown): ZerdaError {
@@ -287,12 +303,13 @@ export function directorySource(root: string, fail: (file: string, check: Snapsh
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw fail(entry.name, 'exists', 'the file named by the manifest is missing', error);
         throw error;
       }
-      const { size } = await handle.stat();
-      if (size !== entry.bytes) {
+      const { size, dev, ino } = await handle.stat({ bigint: true });
+      if (size !== BigInt(entry.bytes)) {
         await handle.close();
         throw fail(entry.name, 'size', `it has ${size} bytes, the manifest recorded ${entry.bytes} (truncated or overwritten)`);
       }
-      return { handle, offset: 0, release: () => handle.close() };
+      // A file system without inode numbers reports 0: no identity, every entry hashed.
+      return { handle, offset: 0, release: () => handle.close(), ...(ino !== 0n ? { identity: `${dev}:${ino}` } : {}) };
     },
     hash: (entry) => hashFile(`${root}/${entry.name}`),
     size: async (entry) => (await stat(`${root}/${entry.name}`)).size,

@@ -173,6 +173,32 @@ describe('snapshot directories', () => {
     await expect(readSnapshotDirectory(directory, FORMAT, (reader) => reader.readFile('vectors/text.str'))).rejects.toMatchObject({ details: { file: 'keyword/text.str', check: 'sha256' } });
   });
 
+  it('reads content stored once through both names, and still hashes an equal file that is not the same file', async () => {
+    const directory = fresh('dedupe-read');
+    const same = new Uint8Array(70_000).map((_, index) => (index * 31) & 0xff);
+    const written = await writeSnapshotDirectory(directory, FORMAT, async (writer) => {
+      await writer.writeFile('keyword/text.str', same);
+      await writer.writeFile('vectors/text.str', same);
+    });
+    const both = (reader: SnapshotReader) => Promise.all([reader.readFile('keyword/text.str'), reader.readFile('vectors/text.str')]);
+    const [first, second] = await readSnapshotDirectory(directory, FORMAT, async (reader) => both(reader));
+    expect(first).toEqual(same);
+    expect(second).toEqual(same);
+    // Break the link: the second name becomes a separate, damaged file with the same recorded checksum.
+    const root = join(directory, written.generation);
+    const copy = join(root, 'vectors', 'copy.tmp');
+    await writeFile(copy, same);
+    const { rename } = await import('node:fs/promises');
+    await rename(copy, join(root, 'vectors', 'text.str'));
+    await flipByte(join(root, 'vectors', 'text.str'));
+    await expect(
+      readSnapshotDirectory(directory, FORMAT, async (reader) => {
+        await reader.readFile('keyword/text.str');
+        return reader.readFile('vectors/text.str');
+      }),
+    ).rejects.toMatchObject({ code: 'ZERDA_CORRUPT_SNAPSHOT', details: { file: 'vectors/text.str', check: 'sha256' } });
+  });
+
   it('a failing write leaves the previous snapshot openable and removes its partial generation', async () => {
     const directory = fresh('snap-fail');
     await writeSnapshotDirectory(directory, FORMAT, (writer) => writeSample(writer, 'a'));
