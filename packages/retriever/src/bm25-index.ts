@@ -20,6 +20,7 @@ import { LengthClasses } from './length-classes.js';
 import { ForwardIndex } from './bm25-bulk.js';
 import { collectHits, orderQueryTerms, type IndexHit, type IndexSearch, type WeightedTerm } from './bm25-search.js';
 import { TermDictionary } from './term-dictionary.js';
+import type { AnalyzedChunk, Bm25IndexStats } from './bm25-types.js';
 import { compactSegments, compactionDue, countLivePostings, type CompactionPolicy } from './bm25-compaction.js';
 import type { Bm25IndexSnapshot, Bm25SegmentSnapshot } from './bm25-snapshot.js';
 import { computeBlockImpacts, impactValuesFor, inverseDocumentFrequency, lengthNormalization, termWeight, type Bm25Parameters, type BlockImpacts } from './scoring.js';
@@ -27,6 +28,7 @@ import { computeBlockImpacts, impactValuesFor, inverseDocumentFrequency, lengthN
 export type { Bm25Parameters } from './scoring.js';
 export type { CompactionPolicy } from './bm25-compaction.js';
 export type { Bm25IndexSnapshot, Bm25SegmentSnapshot } from './bm25-snapshot.js';
+export type { AnalyzedChunk, Bm25IndexStats } from './bm25-types.js';
 export type { IndexHit, IndexSearch, WeightedTerm } from './bm25-search.js';
 
 /**
@@ -47,29 +49,6 @@ export type { IndexHit, IndexSearch, WeightedTerm } from './bm25-search.js';
  * same corpus scores bit-identically whether it was built in one go, grown by `add`/`remove`, or
  * reloaded.
  */
-
-/** A chunk with its analysed terms, ready to be indexed. */
-export interface AnalyzedChunk {
-  chunk: DocumentChunk;
-  textTerms: readonly string[];
-  titleTerms: readonly string[];
-}
-
-/** Sizes of the index, for diagnostics and memory planning. */
-export interface Bm25IndexStats {
-  /** Live chunks. */
-  chunks: number;
-  /** Terms with at least one posting in the dictionary (including not yet compacted ones). */
-  terms: number;
-  /** Postings, live and tombstoned. */
-  postings: number;
-  /** Postings in the delta segment (not yet compacted). */
-  deltaPostings: number;
-  /** Removed chunks whose postings are still present until the next compaction. */
-  tombstones: number;
-  /** Bytes held by the typed arrays of the index (postings, blocks, lengths, flags); excludes the chunks themselves and the JS maps. */
-  typedArrayBytes: number;
-}
 
 /** Exact block bounds are computed for an average length this much above the current one, so writes that lengthen it a little keep them valid. */
 const IMPACT_HEADROOM = 1.01;
@@ -455,33 +434,9 @@ export class Bm25Index {
    * per-document lists that only writes need are built by the first write.
    */
   load(snapshot: Bm25IndexSnapshot | Bm25SegmentSnapshot): void {
-    if ('segment' in snapshot) {
-      this.loadSegment(snapshot);
-      return;
-    }
-    const count = snapshot.chunks.length;
-    this.reset();
-    this.dictionary.replace(snapshot.terms);
-    this.reserveSlots(count);
-    this.textLengths.set(snapshot.textLengths);
-    this.titleLengths.set(snapshot.titleLengths);
-    for (let ordinal = 0; ordinal < count; ordinal++) {
-      const chunk = snapshot.chunks[ordinal]!;
-      this.chunks[ordinal] = chunk;
-      this.sequence[ordinal] = ordinal;
-      this.dead[ordinal] = 0;
-      this.ordinalById.set(chunk.id, ordinal);
-      this.linkDocument(chunk.docId, ordinal);
-      this.lengthClasses.set(ordinal, snapshot.textLengths[ordinal]!, snapshot.titleLengths[ordinal]!);
-      this.totalTextLength += snapshot.textLengths[ordinal]!;
-      this.totalTitleLength += snapshot.titleLengths[ordinal]!;
-    }
-    this.slots = count;
-    this.live = count;
-    this.nextSequence = count;
-    this.main = encodePackedSegment(snapshot.terms.length, snapshot.offsets, snapshot.postingChunks, snapshot.postingFrequencies, snapshot.textLengths, snapshot.titleLengths);
-    this.mainSlots = count;
-    this.refreshImpacts();
+    if ('segment' in snapshot) return this.loadSegment(snapshot);
+    const { terms, chunks, textLengths, titleLengths } = snapshot;
+    this.loadSegment({ terms, chunks, textLengths, titleLengths, segment: encodePackedSegment(terms.length, snapshot.offsets, snapshot.postingChunks, snapshot.postingFrequencies, textLengths, titleLengths) });
   }
 
   private loadSegment(snapshot: Bm25SegmentSnapshot): void {
@@ -527,22 +482,9 @@ export class Bm25Index {
     let deltaBytes = 0;
     for (const list of this.delta.values()) deltaBytes += list.chunks.byteLength + list.frequencies.byteLength;
     const scratch = this.scratch;
-    const typedArrayBytes =
-      segmentBytes(this.main) +
-      deltaBytes +
-      this.textLengths.byteLength +
-      this.titleLengths.byteLength +
-      this.sequence.byteLength +
-      this.dead.byteLength +
-      this.nextInDocument.byteLength +
-      this.lengthClasses.bytes() +
-      this.dictionary.bytes() +
-      this.scratchMasks.byteLength +
-      (this.impacts?.values.byteLength ?? 0) +
-      scratch.accumulator.byteLength +
-      scratch.touched.byteLength +
-      scratch.deltaAccumulator.byteLength +
-      scratch.deltaTouched.byteLength;
+    const arrays = [this.textLengths, this.titleLengths, this.sequence, this.dead, this.nextInDocument, this.scratchMasks, scratch.accumulator, scratch.touched, scratch.deltaAccumulator, scratch.deltaTouched];
+    let typedArrayBytes = segmentBytes(this.main) + deltaBytes + this.lengthClasses.bytes() + this.dictionary.bytes() + (this.impacts?.values.byteLength ?? 0);
+    for (const array of arrays) typedArrayBytes += array.byteLength;
     return {
       chunks: this.live,
       terms: this.dictionary.size,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { Analyzer, fnv1a } from '@zerda/text';
 import { createError, InMemorySnapshot, ZerdaError, type DocumentChunkInput, type DocumentChunk, type SnapshotCheck } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
@@ -431,6 +432,34 @@ describe('KeywordRetriever: serialization', () => {
     const kept = await build(english, { k1: 1.1, b: 0.6, titleWeight: 1.5, analyzer: { arabic: { stemmer: 'snowball' } } });
     await expect(kept.readSnapshot(snapshot.reader(fail, 'keyword'))).rejects.toMatchObject({ details: { file: 'keyword/index/chunk-offsets.u16', check: 'exists' } });
     expect(kept.size()).toBe(english.length);
+  });
+  it('a restored index takes later writes like the original: chunks of known terms only are indexed, scores stay identical', async () => {
+    const words = ['cats', 'dogs', 'qubits', 'roses', 'المكتبة', 'الكتب', 'garden', 'python'];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 8 }), { minLength: 2, maxLength: 30 }),
+        fc.array(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 5 }),
+        fc.nat({ max: 4 }),
+        async (texts, added, removedDoc) => {
+          const chunk = (id: string, words: string[]) => ({ id, docId: `d${id.length % 5}`, text: words.join(' ') });
+          const original = await build(texts.map((words, index) => chunk(`c${index}`, words)));
+          const snapshot = new InMemorySnapshot();
+          await original.writeSnapshot(snapshot.writer('keyword'));
+          const opened = new KeywordRetriever();
+          await opened.readSnapshot(snapshot.reader((file, check, reason) => createError('ZERDA_CORRUPT_SNAPSHOT', { file, check, reason }), 'keyword'));
+          const restored = [KeywordRetriever.fromJSON(JSON.parse(JSON.stringify(original.toJSON()))), opened];
+          for (const retriever of [original, ...restored]) {
+            await retriever.remove([`d${removedDoc}`]);
+            await retriever.add(added.map((words, index) => chunk(`n${index}`, words)) as DocumentChunk[]);
+          }
+          for (const query of ['cats qubits', 'المكتبة garden', 'python']) {
+            const expected = await original.retrieve(query, { topK: 50 });
+            for (const retriever of restored) expect(await retriever.retrieve(query, { topK: 50 })).toEqual(expected);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });
 

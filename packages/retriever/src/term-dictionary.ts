@@ -30,6 +30,9 @@ export class TermDictionary {
     this.terms = terms;
     this.ids = new Map();
     for (let termId = 0; termId < terms.length; termId++) this.ids.set(terms[termId]!, termId);
+    // Every known term needs its counting slot: without it, a later chunk made only of known terms
+    // (after a restore, whose dictionary arrives whole) would count none of them and index nothing.
+    if (this.termCounts.length < terms.length) this.termCounts = growUint32(this.termCounts, terms.length);
   }
 
   /**
