@@ -1,5 +1,5 @@
 import type { DocumentChunk } from '@zerda/types';
-import { BLOCK_SIZE, MAX_BLOCK_SPAN, SATURATED, TEXT_MASK, codeToPacked, frequencyCode, type MainSegment } from './postings.js';
+import { BLOCK_SIZE, BlockBounds, MAX_BLOCK_SPAN, codeToPacked, frequencyCode, type MainSegment } from './postings.js';
 
 /** The compacted arrays a {@link Bm25Index} is serialised as (`snapshot()` / `load()`). */
 export interface Bm25IndexSnapshot {
@@ -96,6 +96,7 @@ export function validateSegmentSnapshot(snapshot: Bm25SegmentSnapshot): string |
   if (offsets[termCount] !== postings || blockOffsets[termCount] !== blocks || blockStarts[blocks] !== postings) return 'offsets, blockOffsets or blockStarts do not end at the number of postings and blocks';
   let exception = 0;
   const exceptions = exceptionPositions.length;
+  const bounds = new BlockBounds();
   for (let term = 0; term < termCount; term++) {
     const firstBlock = blockOffsets[term]!;
     const endBlock = blockOffsets[term + 1]!;
@@ -109,10 +110,7 @@ export function validateSegmentSnapshot(snapshot: Bm25SegmentSnapshot): string |
       const base = blockBases[block]!;
       if (base <= previous) return `postings of term ${JSON.stringify(snapshot.terms[term])} are not in increasing chunk order`;
       if (chunkOffsets[start] !== 0) return `block ${block} does not start at its base`;
-      let maxText = 0;
-      let maxTitle = 0;
-      let minText = SATURATED;
-      let minTitle = SATURATED;
+      bounds.reset();
       let offset = -1;
       for (let position = start; position < end; position++) {
         const next = chunkOffsets[position]!;
@@ -130,18 +128,11 @@ export function validateSegmentSnapshot(snapshot: Bm25SegmentSnapshot): string |
           if (code === 0) return `posting ${position} has frequency code 0 and no exception entry`;
           packed = codeToPacked(code);
         }
-        const text = packed & TEXT_MASK;
-        const title = packed >>> 16;
-        if (text > maxText) maxText = text;
-        if (title > maxTitle) maxTitle = title;
-        const textLength = Math.min(textLengths[ordinal]!, SATURATED);
-        const titleLength = Math.min(titleLengths[ordinal]!, SATURATED);
-        if (textLength < minText) minText = textLength;
-        if (titleLength < minTitle) minTitle = titleLength;
+        bounds.add(packed, textLengths[ordinal]!, titleLengths[ordinal]!);
       }
       const last = base + offset;
       if (last !== blockLasts[block] || offset >= MAX_BLOCK_SPAN) return `block ${block} ends at chunk ${last}, it records ${blockLasts[block]}`;
-      if (maxText !== blockMaxText[block] || maxTitle !== blockMaxTitle[block] || minText !== blockMinTextLength[block] || minTitle !== blockMinTitleLength[block]) {
+      if (bounds.maxText !== blockMaxText[block] || bounds.maxTitle !== blockMaxTitle[block] || bounds.minText !== blockMinTextLength[block] || bounds.minTitle !== blockMinTitleLength[block]) {
         return `the recorded bounds of block ${block} are not those of its postings`;
       }
       previous = last;

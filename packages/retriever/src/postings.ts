@@ -192,6 +192,38 @@ export class FrequencyWriter {
 }
 
 /**
+ * The score bounds of one block while its postings are visited: the largest text and title counts
+ * and the smallest (saturated) text and title lengths. The encoder records them; a snapshot's
+ * validation recomputes them from the postings it reads and compares with what was recorded.
+ */
+export class BlockBounds {
+  maxText = 0;
+  maxTitle = 0;
+  minText = SATURATED;
+  minTitle = SATURATED;
+
+  /** Starts a new block. */
+  reset(): void {
+    this.maxText = 0;
+    this.maxTitle = 0;
+    this.minText = SATURATED;
+    this.minTitle = SATURATED;
+  }
+
+  /** Takes in one posting: its packed frequency and its chunk's lengths. */
+  add(packed: number, textLength: number, titleLength: number): void {
+    const text = packed & TEXT_MASK;
+    const title = packed >>> 16;
+    if (text > this.maxText) this.maxText = text;
+    if (title > this.maxTitle) this.maxTitle = title;
+    const shortText = Math.min(textLength, SATURATED);
+    const shortTitle = Math.min(titleLength, SATURATED);
+    if (shortText < this.minText) this.minText = shortText;
+    if (shortTitle < this.minTitle) this.minTitle = shortTitle;
+  }
+}
+
+/**
  * Cuts the postings of every term into blocks and stores ordinals as 16-bit offsets. `postingChunks`
  * must be strictly increasing within each term; it is not kept (the caller may drop it).
  */
@@ -216,6 +248,7 @@ export function encodeSegment(
   let blockMinTitleLength: Uint16Array = new Uint16Array(estimate);
   const segment: MainSegment = { termCount, offsets, blockOffsets, blockStarts, blockBases, blockLasts, blockMaxText, blockMaxTitle, blockMinTextLength, blockMinTitleLength, chunkOffsets, codes: frequencies.codes, exceptionPositions: frequencies.exceptionPositions, exceptionValues: frequencies.exceptionValues };
   let blocks = 0;
+  const bounds = new BlockBounds();
   for (let term = 0; term < termCount; term++) {
     blockOffsets[term] = blocks;
     const end = offsets[term + 1]!;
@@ -233,10 +266,7 @@ export function encodeSegment(
       }
       const base = postingChunks[position]!;
       const limit = Math.min(end, position + BLOCK_SIZE);
-      let maxText = 0;
-      let maxTitle = 0;
-      let minText = SATURATED;
-      let minTitle = SATURATED;
+      bounds.reset();
       blockStarts[blocks] = position;
       let last = base;
       for (; position < limit; position++) {
@@ -245,22 +275,14 @@ export function encodeSegment(
         chunkOffsets[position] = ordinal - base;
         last = ordinal;
         const code = frequencies.codes[position]!;
-        const packed = code !== 0 ? codeToPacked(code) : exceptionAt(segment, position);
-        const text = packed & TEXT_MASK;
-        const title = packed >>> 16;
-        if (text > maxText) maxText = text;
-        if (title > maxTitle) maxTitle = title;
-        const textLength = Math.min(textLengths[ordinal]!, SATURATED);
-        const titleLength = Math.min(titleLengths[ordinal]!, SATURATED);
-        if (textLength < minText) minText = textLength;
-        if (titleLength < minTitle) minTitle = titleLength;
+        bounds.add(code !== 0 ? codeToPacked(code) : exceptionAt(segment, position), textLengths[ordinal]!, titleLengths[ordinal]!);
       }
       blockBases[blocks] = base;
       blockLasts[blocks] = last;
-      blockMaxText[blocks] = maxText;
-      blockMaxTitle[blocks] = maxTitle;
-      blockMinTextLength[blocks] = minText;
-      blockMinTitleLength[blocks] = minTitle;
+      blockMaxText[blocks] = bounds.maxText;
+      blockMaxTitle[blocks] = bounds.maxTitle;
+      blockMinTextLength[blocks] = bounds.minText;
+      blockMinTitleLength[blocks] = bounds.minTitle;
       blocks++;
     }
   }
