@@ -4,7 +4,8 @@ import type { VectorStore } from '@zerda/types';
 import { crashSuiteProblems, runStatesCrashSuite, snapshotDirectoryLeftovers } from '@zerda/persistence/testing';
 import { afterAll, expect, it } from 'vitest';
 import { crashStateFingerprint, fillCrashState, type CrashStateOptions } from './crash-states.js';
-import { temporaryDirectory, type TemporaryDirectory } from './test-directories.js';
+import { invalidArgument } from '@zerda/types';
+import { checkFunction, checkPrefix, skipAndTitle, temporaryDirectory, type TemporaryDirectory } from './test-directories.js';
 
 /** Options of {@link testSaveSurvivesKills}. */
 export interface SaveCrashTestOptions<S extends VectorStore> {
@@ -56,8 +57,12 @@ export function testSaveSurvivesKills<S extends VectorStore>(options: SaveCrashT
   afterAll(async () => {
     await directory?.remove();
   });
-  const skipped = options.skip === true || (typeof options.skip === 'string' && options.skip.length > 0);
-  const name = typeof options.skip === 'string' && options.skip ? `${options.name} (skipped: ${options.skip})` : options.name;
+  if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an options object', options);
+  if (typeof options.name !== 'string' || options.name.length === 0) throw invalidArgument('options.name', 'a non-empty string', options.name);
+  checkPrefix(options.prefix, 'options.prefix');
+  if (typeof options.childScript !== 'string' || options.childScript.length === 0) throw invalidArgument('options.childScript', 'the path of the child script', options.childScript);
+  for (const field of ['create', 'save', 'load'] as const) checkFunction(options[field], `options.${field}`);
+  const { skipped, title: name } = skipAndTitle(options.name, options.skip);
   it.skipIf(skipped)(name, { timeout: options.timeout ?? 300_000 }, async () => {
     directory = await temporaryDirectory(options.prefix);
     const states = options.states ?? {};

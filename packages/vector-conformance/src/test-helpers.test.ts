@@ -4,13 +4,26 @@ import { basename, dirname } from 'node:path';
 import { parseMetadataFilter, type VectorStore } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
 import { chunkWithMetadata, hostileChunks, hostileFilter, idsMatchingFilter } from './filter-testing.js';
-import { reopenThroughFiles, temporaryDirectory, uniqueName } from './test-directories.js';
+import { reopenThroughFiles, skipAndTitle, temporaryDirectory, uniqueName } from './test-directories.js';
+import { testSaveSurvivesKills } from './crash-suite.js';
 
 describe('test directories', () => {
   it('uniqueName never repeats within the process and keeps the prefix', () => {
     const names = Array.from({ length: 50 }, () => uniqueName('t'));
     expect(new Set(names).size).toBe(50);
     expect(names.every((name) => name.startsWith(`t_${process.pid}_`))).toBe(true);
+  });
+
+  it('refuses bad options with a ZerdaError naming the field', async () => {
+    expect(() => uniqueName('')).toThrow(/prefix must be a non-empty string/);
+    await expect(temporaryDirectory('../escape')).rejects.toMatchObject({ code: 'ZERDA_INVALID_ARGUMENT', details: { field: 'prefix' } });
+    expect(() => reopenThroughFiles({ prefix: 'p-', save: async () => {}, load: 'no' as never })).toThrow(/options\.load must be a function/);
+    expect(() => reopenThroughFiles({ prefix: 'p-', file: 'a/b', save: async () => {}, load: async () => ({}) as never })).toThrow(/options\.file/);
+    expect(() => testSaveSurvivesKills({ name: 'x', prefix: 'p-', childScript: '', create: () => ({}) as never, save: async () => {}, load: async () => ({}) as never, target: { file: 'f' } })).toThrow(/options\.childScript/);
+    expect(() => skipAndTitle('suite', 3 as never)).toThrow(/options\.skip must be a boolean or a string/);
+    expect(skipAndTitle('suite', 'no server')).toEqual({ skipped: true, title: 'suite (skipped: no server)' });
+    expect(skipAndTitle('suite', '')).toEqual({ skipped: false, title: 'suite' });
+    expect(skipAndTitle('suite', undefined)).toEqual({ skipped: false, title: 'suite' });
   });
 
   it('temporaryDirectory creates a fresh directory that remove() deletes', async () => {

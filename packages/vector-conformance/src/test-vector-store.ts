@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZerdaError, type DocumentChunk, type VectorSearchHit, type VectorStore, type VectorStoreCapabilities } from '@zerda/types';
 import { FILTER_CASES, deepFilters, expectedSimilarity, filterFixtureChunks, unitVector } from './fixtures.js';
+import { skipAndTitle } from './test-directories.js';
 
 /** Options of {@link testVectorStore}. */
 export interface TestVectorStoreOptions {
@@ -100,8 +101,7 @@ export function testVectorStore(options: TestVectorStoreOptions): void {
   const dimensions = options.dimensions ?? 8;
   if (!Number.isInteger(dimensions) || dimensions < 2) throw new Error(`testVectorStore: dimensions must be an integer >= 2, got ${String(options.dimensions)}`);
   const baseName = options.name ?? 'VectorStore conformance';
-  const skipped = options.skip === true || (typeof options.skip === 'string' && options.skip.length > 0);
-  const title = typeof options.skip === 'string' && options.skip ? `${baseName} (skipped: ${options.skip})` : baseName;
+  const { skipped, title } = skipAndTitle(baseName, options.skip);
   const at = (degrees: number) => unitVector(degrees, dimensions);
 
   describe.skipIf(skipped)(title, () => {

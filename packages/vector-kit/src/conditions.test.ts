@@ -89,6 +89,8 @@ describe('compileFilterTree', () => {
       'and(a=1,or(b="x",not(c=null)),e=true)',
     );
     expect(compileFilterTree({}, textTree)).toBe('and()');
+    expect(() => compileFilterTree(null as never, textTree)).toThrow(/filter must be a metadata filter object/);
+    expect(() => compileFilterTree({}, { ...textTree, not: undefined } as never)).toThrow(/compiler\.not must be a function/);
   });
 
   it('selects what matchesFilter selects: every case of the conformance fixture and random nested filters', () => {
@@ -128,6 +130,11 @@ describe('stringFieldTranslator', () => {
     expect(translate({ docId: { $gte: 2 } }).matchesNothing).toBe(true);
     expect(translate({ docId: { $exists: false } }).matchesNothing).toBe(true);
     expect(translate({ docId: { $exists: true } })).toEqual({ clause: undefined, matchesNothing: false, exact: true });
+  });
+
+  it('refuses an empty field name or a storable that is not a function, naming it', () => {
+    expect(() => stringFieldTranslator('')).toThrow(/field must be the non-empty name/);
+    expect(() => stringFieldTranslator('doc_id', 'yes' as never)).toThrow(/storable must be a function/);
   });
 
   it('treats a value the backend cannot store as equal to no stored value', () => {

@@ -1,4 +1,4 @@
-import { SUPERSET, constant, isOperatorCondition, leaf, type FieldCondition, type FieldTranslator, type FilterScalar, type MetadataFilter, type RangeOperator } from '@zerda/types';
+import { SUPERSET, constant, invalidArgument, isOperatorCondition, leaf, type FieldCondition, type FieldTranslator, type FilterScalar, type MetadataFilter, type RangeOperator } from '@zerda/types';
 
 /**
  * How one field's conditions become a backend's filter parts (`T`: SQL text, a compiled filter
@@ -83,12 +83,21 @@ export interface FilterCompiler<T> {
  * the depth).
  */
 export function compileFilterTree<T>(filter: MetadataFilter, compiler: FilterCompiler<T>): T {
+  if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) throw invalidArgument('filter', 'a metadata filter object (validated by parseMetadataFilter)', filter);
+  if (compiler === null || typeof compiler !== 'object') throw invalidArgument('compiler', 'a FilterCompiler object', compiler);
+  for (const method of ['allOf', 'anyOf', 'not', 'field'] as const) {
+    if (typeof compiler[method] !== 'function') throw invalidArgument(`compiler.${method}`, 'a function', compiler[method]);
+  }
+  return compileTree(filter, compiler);
+}
+
+function compileTree<T>(filter: MetadataFilter, compiler: FilterCompiler<T>): T {
   const parts: T[] = [];
   for (const [key, condition] of Object.entries(filter)) {
     if (condition === undefined) continue;
-    if (key === '$and') parts.push(compiler.allOf((condition as MetadataFilter[]).map((node) => compileFilterTree(node, compiler))));
-    else if (key === '$or') parts.push(compiler.anyOf((condition as MetadataFilter[]).map((node) => compileFilterTree(node, compiler))));
-    else if (key === '$not') parts.push(compiler.not(compileFilterTree(condition as MetadataFilter, compiler)));
+    if (key === '$and') parts.push(compiler.allOf((condition as MetadataFilter[]).map((node) => compileTree(node, compiler))));
+    else if (key === '$or') parts.push(compiler.anyOf((condition as MetadataFilter[]).map((node) => compileTree(node, compiler))));
+    else if (key === '$not') parts.push(compiler.not(compileTree(condition as MetadataFilter, compiler)));
     else parts.push(compileCondition(condition as FieldCondition, compiler.field(key)));
   }
   return compiler.allOf(parts);
@@ -104,6 +113,8 @@ export function compileFilterTree<T>(filter: MetadataFilter, compiler: FilterCom
  * any): a value it cannot hold equals no stored value.
  */
 export function stringFieldTranslator(field: string, storable: (value: string) => boolean = () => true): FieldTranslator {
+  if (typeof field !== 'string' || field.length === 0) throw invalidArgument('field', 'the non-empty name the backend stores the field under', field);
+  if (typeof storable !== 'function') throw invalidArgument('storable', 'a function (value: string) => boolean', storable);
   return {
     anyEquals(values, negated) {
       const strings = [...new Set(values.filter((value): value is string => typeof value === 'string' && storable(value)))];
