@@ -5,7 +5,9 @@
  * hybrid chunks takes minutes), then opened `--runs` times, each in a fresh process
  * (`snapshot-open-worker.js`), printing per run the open time, the time to the first answer, the
  * peak resident set, whether the answers equal the saved engine's, and the load average; then the
- * medians.
+ * medians. `--from OTHER` (a directory this command filled before) opens OTHER's snapshot with this
+ * code and saves it again into `--directory` instead of building: after a format change, the same
+ * engine in the new format in a minute (the answers are still compared with the built engine's).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { datasetsDirectory } from './datasets.js';
+import { chooseEmbedder } from './embedding.js';
 import { ENGINE_BENCH_CONFIG, syntheticInputs, type ScaleConfiguration } from './jobs.js';
 import { answersDigest, type OpenReport, type OpenRequest } from './snapshot-digest.js';
 
@@ -24,20 +27,41 @@ const { values } = parseArgs({
     directory: { type: 'string' },
     runs: { type: 'string', default: '3' },
     seed: { type: 'string', default: '20250101' },
+    from: { type: 'string' },
   },
 });
 const size = Number(values.size);
 const runs = Number(values.runs);
 const configuration = values.configuration as ScaleConfiguration;
 if (!Number.isInteger(size) || size < 1 || !values.directory || !Number.isInteger(runs) || runs < 1 || (configuration !== 'keyword' && configuration !== 'hybrid-hnsw')) {
-  console.error('usage: snapshot-open.js --size N --configuration keyword|hybrid-hnsw --directory DIR [--runs 3] [--seed 20250101]');
+  console.error('usage: snapshot-open.js --size N --configuration keyword|hybrid-hnsw --directory DIR [--runs 3] [--seed 20250101] [--from DIR]');
   process.exit(2);
 }
 const directory = values.directory;
 const requestFile = join(directory, 'request.json');
 const expectedFile = join(directory, 'expected.json');
 
-if (!existsSync(requestFile)) {
+if (!existsSync(requestFile) && values.from) {
+  const fromRequest = JSON.parse(readFileSync(join(values.from, 'request.json'), 'utf8')) as OpenRequest;
+  if (fromRequest.configuration !== configuration) throw new Error(`--from holds a ${fromRequest.configuration} snapshot, not ${configuration}`);
+  const { ContextEngine } = await import('@zerda/context');
+  const options: Record<string, unknown> = {};
+  if (configuration === 'hybrid-hnsw') {
+    const { HnswVectorStore } = await import('@zerda/vector-hnswlib');
+    const choice = await chooseEmbedder(fromRequest.language);
+    if (!choice.embedder) throw new Error(choice.reason ?? 'no embedder');
+    Object.assign(options, { embedder: choice.embedder, vectorDb: new HnswVectorStore() });
+  }
+  const engine = await ContextEngine.open(fromRequest.directory, options);
+  mkdirSync(directory, { recursive: true });
+  const saveStarted = performance.now();
+  const saved = await engine.save(join(directory, 'snapshot'));
+  const saveMs = performance.now() - saveStarted;
+  const built = JSON.parse(readFileSync(join(values.from, 'expected.json'), 'utf8')) as { answers: string; buildMs: number };
+  writeFileSync(requestFile, JSON.stringify({ ...fromRequest, directory: saved.directory }));
+  writeFileSync(expectedFile, JSON.stringify({ answers: built.answers, buildMs: built.buildMs, saveMs, bytes: saved.bytes }));
+  console.log(`saved ${values.from}'s engine again in ${(saveMs / 1000).toFixed(2)} s (${(saved.bytes / 2 ** 20).toFixed(0)} MiB)`);
+} else if (!existsSync(requestFile)) {
   const source = join(datasetsDirectory() ?? '', 'beir-scifact');
   const { chunks, queries, choice } = await syntheticInputs(source, Number(values.seed), size, configuration !== 'keyword');
   const { ContextEngine } = await import('@zerda/context');

@@ -6,7 +6,7 @@ import {
   snapshotNameProblem,
   type SnapshotCheck,
   type SnapshotFileReader,
-  type SnapshotReader,
+  type ContentSharingReader,
   type ZerdaError,
 } from '@zerda/types';
 import { hashFile, readAt } from './files.js';
@@ -118,6 +118,8 @@ export interface EntrySource {
   open(entry: SnapshotFileEntry): Promise<{ handle: FileHandle; offset: number; release: () => Promise<void>; identity?: string }>;
   /** Full SHA-256 of one entry, read independently (for verifying files no component read). */
   hash(entry: SnapshotFileEntry): Promise<{ bytes: number; sha256: string }>;
+  /** The `identity` {@link EntrySource.open} would report, without opening the entry for reading (undefined when unknown). */
+  identity?(entry: SnapshotFileEntry): Promise<string | undefined>;
   /** The entry's size as stored. */
   size(entry: SnapshotFileEntry): Promise<number>;
   /** A path on disk for the entries under `name/` (directory snapshots only). */
@@ -188,30 +190,64 @@ class EntryReader implements SnapshotFileReader {
   }
 }
 
+/** What the readers of one open share (every scope of a {@link ManifestReader}). */
+interface SharedState {
+  entries: Map<string, SnapshotFileEntry>;
+  verified: Set<string>;
+  verifiedFiles: Map<string, string>;
+  /** Values read from files, by kind and the files' recorded content (see {@link ManifestReader.sharedByContent}). */
+  values: Map<string, Promise<unknown>>;
+}
+
 /**
  * A {@link SnapshotReader} over the entries of a manifest. It hands out bytes only through
  * verified reads, remembers which entries were verified, and can check all the others
  * ({@link ManifestReader.verifyRemaining}) — so that a corrupt file is reported as such even when a
  * component stumbled on the damage first.
  */
-export class ManifestReader implements SnapshotReader {
+export class ManifestReader implements ContentSharingReader {
   private readonly entries: Map<string, SnapshotFileEntry>;
   private readonly verified: Set<string>;
   /** Stored files (by `EntrySource` identity) whose bytes were verified, with the checksum they matched. */
   private readonly verifiedFiles: Map<string, string>;
+  private readonly values: Map<string, Promise<unknown>>;
 
   constructor(
     private readonly files: readonly SnapshotFileEntry[],
     private readonly source: EntrySource,
     private readonly fail: (file: string, check: SnapshotCheck, reason: string, cause?: unknown) => ZerdaError,
     private readonly prefix = '',
-    shared?: { entries: Map<string, SnapshotFileEntry>; verified: Set<string>; verifiedFiles: Map<string, string> },
+    shared?: SharedState,
     /** `false` checks sizes only, not checksums (faster opens of very large snapshots). */
     private readonly verify = true,
   ) {
     this.entries = shared?.entries ?? new Map(files.map((entry) => [entry.name, entry]));
     this.verified = shared?.verified ?? new Set();
     this.verifiedFiles = shared?.verifiedFiles ?? new Map();
+    this.values = shared?.values ?? new Map();
+  }
+
+  /**
+   * What `read` returns for the files `names`, read once per open for each content of those files
+   * as the manifest records it (size and SHA-256), with `kind` saying how they are read: a hybrid
+   * snapshot's keyword index and vector store hold the same chunk texts, decoded once. Files of a
+   * later call with the same content are not read; like every file no component read, they are
+   * verified before the open returns (stored once through hard links, they were verified already).
+   */
+  sharedByContent<T>(kind: string, names: readonly string[], read: () => Promise<T>): Promise<T> {
+    const contents: string[] = [kind];
+    for (const name of names) {
+      const entry = this.entries.get(scopedSnapshotName(this.prefix, name));
+      if (!entry) return read(); // its own read reports the missing file
+      contents.push(`${entry.sha256}:${entry.bytes}`);
+    }
+    const key = contents.join('\n');
+    let value = this.values.get(key);
+    if (value === undefined) {
+      value = read();
+      this.values.set(key, value);
+    }
+    return value as Promise<T>;
   }
 
   has(name: string): boolean {
@@ -252,8 +288,9 @@ export class ManifestReader implements SnapshotReader {
     return this.source.directoryPath(full);
   }
 
-  scope(prefix: string): SnapshotReader {
-    return new ManifestReader(this.files, this.source, this.fail, scopedSnapshotName(this.prefix, prefix), { entries: this.entries, verified: this.verified, verifiedFiles: this.verifiedFiles }, this.verify);
+  scope(prefix: string): ContentSharingReader {
+    const shared: SharedState = { entries: this.entries, verified: this.verified, verifiedFiles: this.verifiedFiles, values: this.values };
+    return new ManifestReader(this.files, this.source, this.fail, scopedSnapshotName(this.prefix, prefix), shared, this.verify);
   }
 
   corrupt(name: string, check: SnapshotCheck, reason: string, cause?: unknown): ZerdaError {
@@ -279,8 +316,13 @@ export class ManifestReader implements SnapshotReader {
   private async verifyEntry(entry: SnapshotFileEntry): Promise<void> {
     if (this.verified.has(entry.name)) return;
     let actual: { bytes: number; sha256: string };
+    let stored: string | undefined;
     try {
-      actual = this.verify ? await this.source.hash(entry) : { bytes: await this.source.size(entry), sha256: entry.sha256 };
+      // The same stored file verified under another name against the same checksum (content stored once) is not hashed again.
+      const identity = this.verify ? await this.source.identity?.(entry) : undefined;
+      stored = identity === undefined ? undefined : `${identity}:${entry.bytes}`;
+      const verifiedBefore = stored !== undefined && this.verifiedFiles.get(stored) === entry.sha256;
+      actual = this.verify && !verifiedBefore ? await this.source.hash(entry) : { bytes: await this.source.size(entry), sha256: entry.sha256 };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw this.fail(entry.name, 'exists', 'the file named by the manifest is missing', error);
       throw error;
@@ -288,6 +330,7 @@ export class ManifestReader implements SnapshotReader {
     if (actual.bytes !== entry.bytes) throw this.fail(entry.name, 'size', `it has ${actual.bytes} bytes, the manifest recorded ${entry.bytes} (truncated or overwritten)`);
     if (actual.sha256 !== entry.sha256) throw this.fail(entry.name, 'sha256', 'its SHA-256 does not match the manifest (the file was changed or damaged)');
     this.verified.add(entry.name);
+    if (stored !== undefined) this.verifiedFiles.set(stored, entry.sha256);
   }
 }
 
@@ -310,6 +353,10 @@ export function directorySource(root: string, fail: (file: string, check: Snapsh
       }
       // A file system without inode numbers reports 0: no identity, every entry hashed.
       return { handle, offset: 0, release: () => handle.close(), ...(ino !== 0n ? { identity: `${dev}:${ino}` } : {}) };
+    },
+    async identity(entry) {
+      const { dev, ino } = await stat(`${root}/${entry.name}`, { bigint: true });
+      return ino !== 0n ? `${dev}:${ino}` : undefined;
     },
     hash: (entry) => hashFile(`${root}/${entry.name}`),
     size: async (entry) => (await stat(`${root}/${entry.name}`)).size,

@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readFile, readdir, rm, stat, truncate, unlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rename, rm, stat, truncate, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSnapshotJson, writeSnapshotJson, type SnapshotReader, type SnapshotWriter } from '@zerda/types';
+import { readSnapshotJson, writeSnapshotJson, type ContentSharingReader, type SnapshotReader, type SnapshotWriter } from '@zerda/types';
 import {
   FILE_MAGIC,
   LOCK_FILE,
@@ -62,6 +62,14 @@ async function flipByte(path: string, offset = 0): Promise<void> {
   const bytes = await readFile(path);
   bytes[offset] = bytes[offset]! ^ 0x20;
   await writeFile(path, bytes);
+}
+
+/** Breaks a hard link: `path` becomes a separate file of its own, with one byte flipped (its recorded checksum unchanged). */
+async function damagedSeparateCopy(path: string): Promise<void> {
+  const bytes = await readFile(path);
+  await writeFile(`${path}.copy`, bytes);
+  await rename(`${path}.copy`, path);
+  await flipByte(path);
 }
 
 describe('writeFileAtomic', () => {
@@ -173,30 +181,56 @@ describe('snapshot directories', () => {
     await expect(readSnapshotDirectory(directory, FORMAT, (reader) => reader.readFile('vectors/text.str'))).rejects.toMatchObject({ details: { file: 'keyword/text.str', check: 'sha256' } });
   });
 
-  it('reads content stored once through both names, and still hashes an equal file that is not the same file', async () => {
-    const directory = fresh('dedupe-read');
+  /** A snapshot holding the same 70,000 bytes as keyword/text.str and vectors/text.str (stored once), and other/text.str. */
+  async function sameContentTwice(name: string) {
+    const directory = fresh(name);
     const same = new Uint8Array(70_000).map((_, index) => (index * 31) & 0xff);
     const written = await writeSnapshotDirectory(directory, FORMAT, async (writer) => {
       await writer.writeFile('keyword/text.str', same);
       await writer.writeFile('vectors/text.str', same);
+      await writer.writeFile('other/text.str', new Uint8Array(70_000).fill(1));
     });
+    return { directory, same, written };
+  }
+
+  it('reads content stored once through both names, and still hashes an equal file that is not the same file', async () => {
+    const { directory, same, written } = await sameContentTwice('dedupe-read');
     const both = (reader: SnapshotReader) => Promise.all([reader.readFile('keyword/text.str'), reader.readFile('vectors/text.str')]);
     const [first, second] = await readSnapshotDirectory(directory, FORMAT, async (reader) => both(reader));
     expect(first).toEqual(same);
     expect(second).toEqual(same);
     // Break the link: the second name becomes a separate, damaged file with the same recorded checksum.
-    const root = join(directory, written.generation);
-    const copy = join(root, 'vectors', 'copy.tmp');
-    await writeFile(copy, same);
-    const { rename } = await import('node:fs/promises');
-    await rename(copy, join(root, 'vectors', 'text.str'));
-    await flipByte(join(root, 'vectors', 'text.str'));
+    await damagedSeparateCopy(join(directory, written.generation, 'vectors', 'text.str'));
     await expect(
       readSnapshotDirectory(directory, FORMAT, async (reader) => {
         await reader.readFile('keyword/text.str');
         return reader.readFile('vectors/text.str');
       }),
     ).rejects.toMatchObject({ code: 'ZERDA_CORRUPT_SNAPSHOT', details: { file: 'vectors/text.str', check: 'sha256' } });
+  });
+
+  it('shares a value read from files of equal content within one open, and still verifies the files it did not read', async () => {
+    const { directory, written } = await sameContentTwice('shared-values');
+    let reads = 0;
+    const readSum = (reader: SnapshotReader, scope: string, kind = 'sum') =>
+      (reader.scope(scope) as ContentSharingReader).sharedByContent(kind, ['text.str'], async () => {
+        reads++;
+        return (await reader.scope(scope).readFile('text.str')).reduce((total, byte) => total + byte, 0);
+      });
+    const sums = await readSnapshotDirectory(directory, FORMAT, async (reader) => [await readSum(reader, 'keyword'), await readSum(reader, 'vectors'), await readSum(reader, 'other'), await readSum(reader, 'vectors', 'other kind')]);
+    expect(sums[0]).toBe(sums[1]);
+    expect(sums[2]).toBe(70_000);
+    expect(reads).toBe(3); // equal content of the same kind read once
+    // The value is shared per open: a new open reads again.
+    await readSnapshotDirectory(directory, FORMAT, (reader) => readSum(reader, 'vectors'));
+    expect(reads).toBe(4);
+    // A separate, damaged file with the same recorded checksum: its value came from the other name, but the open still refuses it.
+    await damagedSeparateCopy(join(directory, written.generation, 'vectors', 'text.str'));
+    await expect(readSnapshotDirectory(directory, FORMAT, async (reader) => [await readSum(reader, 'keyword'), await readSum(reader, 'vectors')])).rejects.toMatchObject({
+      code: 'ZERDA_CORRUPT_SNAPSHOT',
+      details: { file: 'vectors/text.str', check: 'sha256' },
+    });
+    expect(reads).toBe(5);
   });
 
   it('a failing write leaves the previous snapshot openable and removes its partial generation', async () => {

@@ -17,9 +17,13 @@ import {
  * a million JSON documents to parse and validate (measured here: ~17 µs per chunk for JSON lines
  * through the chunk schema, against well under 2 µs).
  *
- * Exactness: strings are written as UTF-8 when well formed and as UTF-16 code units otherwise (a
- * lone surrogate survives), numbers as float64, embeddings as the float32 or float64 values they
- * hold. A chunk read back is deep-equal to the chunk written.
+ * Exactness: strings are written one byte per character when every character is below U+0100, as
+ * UTF-8 otherwise when the page is well formed, and as UTF-16 code units when it is not (a lone
+ * surrogate survives); numbers as float64, embeddings as the float32 or float64 values they hold. A
+ * chunk read back is deep-equal to the chunk written. Version 1 (pages wholly UTF-8 or UTF-16) is
+ * still read; the Latin-1 part of version 2 opens as one-byte strings, half the memory of a page
+ * decoded from UTF-8 as a whole (one character above U+00FF makes V8 store a whole page two bytes
+ * per character), and without UTF-8 decoding.
  *
  * Files (relative to the writer's scope): `table.json`, `<column>.str` and `<column>.len` for the
  * columns id, doc-id, text, source, title and metadata (JSON), `flags.u8`, `index.f64`,
@@ -28,7 +32,8 @@ import {
  */
 
 const FORMAT = 'zerda.chunk-table';
-const VERSION = 1;
+/** Version 2: string pages split into a Latin-1 part and a UTF-8 part (see {@link PageDescriptor}); version 1 is still read. */
+const VERSION = 2;
 /** Code units per page: large reads, bounded strings (V8 caps one string near 2^29 code units). */
 const PAGE_UNITS = 8 * 1024 * 1024;
 
@@ -42,6 +47,8 @@ const ID_IS_DERIVED = 64;
 const HAS_METADATA = 128;
 /** In `embedding-lengths.u32`: the embedding is a plain number array (kept as float64). */
 const FLOAT64_EMBEDDING = 0x8000_0000;
+/** In the `.len` of a split page: the string is in the page's UTF-8 part (a length is below 2^30). */
+const IN_UTF8_PART = 0x8000_0000;
 
 const COLUMNS = ['id', 'doc-id', 'text', 'source', 'title', 'metadata'] as const;
 type Column = (typeof COLUMNS)[number];
@@ -52,13 +59,26 @@ export interface PageDescriptor {
   strings: number;
   /** Bytes of the page in the `.str` file. */
   bytes: number;
-  encoding: 'utf8' | 'utf16le';
+  /**
+   * `utf8` or `utf16le`: the page is the strings' text in that encoding. `latin1+utf8` (chunk
+   * table version 2): the page is first the strings whose characters are all below U+0100, one byte
+   * each (`latin1` bytes), then the other strings in UTF-8; such a string's length in `.len` has
+   * bit 31 set. Opening reads the Latin-1 part as one-byte strings (half the memory, no UTF-8
+   * decoding), which most text is.
+   */
+  encoding: 'utf8' | 'utf16le' | 'latin1+utf8';
+  /** Bytes of the Latin-1 part (`latin1+utf8` pages only). */
+  latin1?: number;
 }
 
 const isWellFormed: (text: string) => boolean =
   typeof (String.prototype as { isWellFormed?: () => boolean }).isWellFormed === 'function'
     ? (text) => (text as unknown as { isWellFormed(): boolean }).isWellFormed()
     : (text) => !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
+/** Node's Buffer where there is one: its Latin-1 conversions are single copies. */
+const NodeBuffer = (globalThis as unknown as { Buffer?: { from(text: string, encoding: 'latin1'): Uint8Array; from(buffer: ArrayBuffer, offset: number, length: number): { latin1Slice(start: number, end: number): string } } }).Buffer;
 
 function utf16Bytes(text: string): Uint8Array {
   const units = new Uint16Array(text.length);
@@ -66,13 +86,23 @@ function utf16Bytes(text: string): Uint8Array {
   return LITTLE_ENDIAN ? new Uint8Array(units.buffer) : littleEndianBytes(units);
 }
 
-function fromUtf16Bytes(bytes: Uint8Array): string {
+/** One byte per character of a string whose characters are all below U+0100. */
+function latin1Bytes(text: string): Uint8Array {
+  if (NodeBuffer) return NodeBuffer.from(text, 'latin1');
+  const bytes = new Uint8Array(text.length);
+  for (let index = 0; index < text.length; index++) bytes[index] = text.charCodeAt(index);
+  return bytes;
+}
+
+/** `bytes` as characters: two bytes each (little-endian UTF-16 code units), or one each (Latin-1). */
+function fromCodeUnits(bytes: Uint8Array, width: 1 | 2): string {
+  if (width === 1 && NodeBuffer) return NodeBuffer.from(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength).latin1Slice(0, bytes.byteLength);
   const parts: string[] = [];
-  const step = 16384;
-  for (let start = 0; start < bytes.length; start += step * 2) {
-    const end = Math.min(bytes.length, start + step * 2);
-    const units: number[] = new Array((end - start) / 2);
-    for (let index = start, unit = 0; index < end; index += 2, unit++) units[unit] = bytes[index]! | (bytes[index + 1]! << 8);
+  const step = 16384 * width;
+  for (let start = 0; start < bytes.length; start += step) {
+    const end = Math.min(bytes.length, start + step);
+    const units: number[] = new Array((end - start) / width);
+    for (let index = start, unit = 0; index < end; index += width, unit++) units[unit] = width === 1 ? bytes[index]! : bytes[index]! | (bytes[index + 1]! << 8);
     parts.push(String.fromCharCode(...units));
   }
   return parts.join('');
@@ -111,16 +141,38 @@ function flagsOf(chunk: DocumentChunk): number {
   return flags;
 }
 
-/** Encodes `count` strings page by page (each page is encoded only when it is written); fills `lengths` and `pages`. */
-function* stringPages(count: number, valueAt: (index: number) => string, lengths: Uint32Array, pages: PageDescriptor[]): Generator<Uint8Array> {
+/**
+ * Encodes `count` strings page by page (each page is encoded only when it is written); fills
+ * `lengths` and `pages`. `split`: pages of well-formed text are `latin1+utf8` (else `utf8`).
+ */
+function* stringPages(count: number, valueAt: (index: number) => string, lengths: Uint32Array, pages: PageDescriptor[], split: boolean): Generator<Uint8Array> {
+  let first = 0;
   let batch: string[] = [];
+  let wide: string[] = [];
   let units = 0;
   let wellFormed = true;
-  const flush = (): Uint8Array => {
-    const text = batch.join('');
-    const bytes = wellFormed ? new TextEncoder().encode(text) : utf16Bytes(text);
-    pages.push({ strings: batch.length, bytes: bytes.byteLength, encoding: wellFormed ? 'utf8' : 'utf16le' });
+  const flush = (end: number): Uint8Array => {
+    let bytes: Uint8Array;
+    let descriptor: PageDescriptor;
+    if (!wellFormed) {
+      for (let index = first; index < end; index++) lengths[index]! &= ~IN_UTF8_PART;
+      bytes = utf16Bytes(wide.length === 0 ? batch.join('') : pageInOrder(first, end, valueAt));
+      descriptor = { strings: end - first, bytes: bytes.byteLength, encoding: 'utf16le' };
+    } else if (split) {
+      const narrow = latin1Bytes(batch.join(''));
+      const utf8 = new TextEncoder().encode(wide.join(''));
+      bytes = new Uint8Array(narrow.byteLength + utf8.byteLength);
+      bytes.set(narrow, 0);
+      bytes.set(utf8, narrow.byteLength);
+      descriptor = { strings: end - first, bytes: bytes.byteLength, encoding: 'latin1+utf8', latin1: narrow.byteLength };
+    } else {
+      bytes = new TextEncoder().encode(batch.join(''));
+      descriptor = { strings: end - first, bytes: bytes.byteLength, encoding: 'utf8' };
+    }
+    pages.push(descriptor);
+    first = end;
     batch = [];
+    wide = [];
     units = 0;
     wellFormed = true;
     return bytes;
@@ -129,23 +181,34 @@ function* stringPages(count: number, valueAt: (index: number) => string, lengths
     const value = valueAt(index);
     lengths[index] = value.length;
     if (wellFormed && !isWellFormed(value)) wellFormed = false;
-    batch.push(value);
+    if (split && BEYOND_LATIN1.test(value)) {
+      lengths[index]! |= IN_UTF8_PART;
+      wide.push(value);
+    } else batch.push(value);
     units += value.length;
-    if (units >= PAGE_UNITS) yield flush();
+    if (units >= PAGE_UNITS) yield flush(index + 1);
   }
-  if (batch.length > 0) yield flush();
+  if (first < count) yield flush(count);
+}
+
+/** The strings `first` to `end` in their order (a page that falls back to UTF-16 is written in order). */
+function pageInOrder(first: number, end: number, valueAt: (index: number) => string): string {
+  const values: string[] = [];
+  for (let index = first; index < end; index++) values.push(valueAt(index));
+  return values.join('');
 }
 
 /**
  * Writes `count` strings as a string column: `<name>.str` (pages of concatenated text, each UTF-8
  * when well formed, UTF-16 code units otherwise, so any JavaScript string survives) and
  * `<name>.len` (each string's length in code units). Returns the page list, which the caller
- * records (in its JSON) and passes to {@link readStringColumn}.
+ * records (in its JSON) and passes to {@link readStringColumn}. `options.split` writes
+ * `latin1+utf8` pages (see {@link PageDescriptor}; only for readers that accept them).
  */
-export async function writeStringColumn(writer: SnapshotWriter, name: string, count: number, valueAt: (index: number) => string): Promise<PageDescriptor[]> {
+export async function writeStringColumn(writer: SnapshotWriter, name: string, count: number, valueAt: (index: number) => string, options: { split?: boolean } = {}): Promise<PageDescriptor[]> {
   const lengths = new Uint32Array(count);
   const pages: PageDescriptor[] = [];
-  await writer.writeFile(`${name}.str`, stringPages(count, valueAt, lengths, pages));
+  await writer.writeFile(`${name}.str`, stringPages(count, valueAt, lengths, pages, options.split === true));
   await writeSnapshotArray(writer, `${name}.len`, lengths);
   return pages;
 }
@@ -172,7 +235,7 @@ export async function writeChunkTable(writer: SnapshotWriter, chunks: readonly D
     if (chunk.embedding !== undefined) embeddingCount++;
   }
   const columns: Record<string, PageDescriptor[]> = {};
-  for (const column of COLUMNS) columns[column] = await writeStringColumn(writer, column, count, (row) => columnValue(chunks[row]!, column, flags[row]!));
+  for (const column of COLUMNS) columns[column] = await writeStringColumn(writer, column, count, (row) => columnValue(chunks[row]!, column, flags[row]!), { split: true });
   await writeSnapshotArray(writer, 'flags.u8', flags);
   await writeSnapshotArray(writer, 'index.f64', index);
   await writeSnapshotArray(writer, 'optional.f64', Float64Array.from(optional));
@@ -213,29 +276,64 @@ function isCount(value: unknown): value is number {
 /**
  * Reads a string column written by {@link writeStringColumn}: its lengths and its pages, decoded and
  * sliced into `count` strings. `pages` is what the writer returned (as read back from JSON: it is
- * checked). Inconsistencies are `ZERDA_CORRUPT_SNAPSHOT` errors naming the file.
+ * checked); `latin1+utf8` pages are accepted only with `options.split`. Inconsistencies are
+ * `ZERDA_CORRUPT_SNAPSHOT` errors naming the file.
  */
-export async function readStringColumn(reader: SnapshotReader, column: string, count: number, pages: unknown, describedIn = 'table.json'): Promise<string[]> {
+export async function readStringColumn(reader: SnapshotReader, column: string, count: number, pages: unknown, describedIn = 'table.json', options: { split?: boolean } = {}): Promise<string[]> {
   const lengths = await readSnapshotArray(reader, `${column}.len`, Uint32Array, count);
   if (!Array.isArray(pages)) throw reader.corrupt(describedIn, 'consistency', `the page list of column ${column} is missing`);
   const values: string[] = new Array(count);
   const file = await reader.openFile(`${column}.str`);
   const decoder = new TextDecoder('utf-8', { fatal: true });
+  const decode = (bytes: Uint8Array, encoding: 'utf8' | 'utf16le' | 'latin1'): string => {
+    try {
+      return encoding === 'utf8' ? decoder.decode(bytes) : fromCodeUnits(bytes, encoding === 'latin1' ? 1 : 2);
+    } catch (error) {
+      throw reader.corrupt(`${column}.str`, 'encoding', `a page is not valid ${encoding}`, error);
+    }
+  };
   let row = 0;
   for (const page of pages as PageDescriptor[]) {
-    if (page === null || typeof page !== 'object' || !isCount(page.strings) || !isCount(page.bytes) || (page.encoding !== 'utf8' && page.encoding !== 'utf16le')) {
+    const split = page?.encoding === 'latin1+utf8' && options.split === true;
+    if (
+      page === null ||
+      typeof page !== 'object' ||
+      !isCount(page.strings) ||
+      !isCount(page.bytes) ||
+      !(page.encoding === 'utf8' || page.encoding === 'utf16le' || split) ||
+      (split ? !isCount(page.latin1) || page.latin1 > page.bytes : page.latin1 !== undefined)
+    ) {
       throw reader.corrupt(describedIn, 'consistency', `a page of column ${column} is malformed`);
     }
     if (row + page.strings > count) throw reader.corrupt(describedIn, 'consistency', `the pages of column ${column} hold more than ${count} strings`);
     const bytes = await file.read(page.bytes);
-    let text: string;
-    try {
-      text = page.encoding === 'utf8' ? decoder.decode(bytes) : fromUtf16Bytes(bytes);
-    } catch (error) {
-      throw reader.corrupt(`${column}.str`, 'encoding', `a page is not valid ${page.encoding}`, error);
+    const end = row + page.strings;
+    if (split) {
+      // The Latin-1 part and the UTF-8 part, each one string sliced in the order of the strings.
+      const narrow = decode(bytes.subarray(0, page.latin1), 'latin1');
+      const wide = decode(bytes.subarray(page.latin1), 'utf8');
+      let inNarrow = 0;
+      let inWide = 0;
+      for (; row < end; row++) {
+        const length = lengths[row]!;
+        if (length & IN_UTF8_PART) {
+          const stop = inWide + (length & ~IN_UTF8_PART);
+          if (stop > wide.length) throw reader.corrupt(`${column}.len`, 'consistency', `string ${row} ends past its page`);
+          values[row] = wide.slice(inWide, stop);
+          inWide = stop;
+        } else {
+          const stop = inNarrow + length;
+          if (stop > narrow.length) throw reader.corrupt(`${column}.len`, 'consistency', `string ${row} ends past its page`);
+          values[row] = narrow.slice(inNarrow, stop);
+          inNarrow = stop;
+        }
+      }
+      if (inNarrow !== narrow.length || inWide !== wide.length) throw reader.corrupt(`${column}.len`, 'consistency', `the lengths of a page of column ${column} do not add up to its text`);
+      continue;
     }
+    const text = decode(bytes, page.encoding as 'utf8' | 'utf16le');
     let start = 0;
-    for (let end = row + page.strings; row < end; row++) {
+    for (; row < end; row++) {
       const stop = start + lengths[row]!;
       if (stop > text.length) throw reader.corrupt(`${column}.len`, 'consistency', `string ${row} ends past its page`);
       values[row] = text.slice(start, stop);
@@ -249,17 +347,38 @@ export async function readStringColumn(reader: SnapshotReader, column: string, c
   return values;
 }
 
+/**
+ * A {@link SnapshotReader} that can share what is read from files of equal content within one open
+ * (the readers of `@zerda/persistence` can): the string columns of a chunk table are decoded once
+ * when a hybrid snapshot's keyword index and vector store both hold them (stored once, hard linked).
+ */
+export interface ContentSharingReader extends SnapshotReader {
+  /**
+   * What `read` returns for the files `names` (relative to this reader), read once per open for each
+   * content of those files as the manifest records it; `kind` says how they are read (the same
+   * files read another way are another value). Files whose value was shared are verified like every
+   * file no component read, before the open returns.
+   */
+  sharedByContent<T>(kind: string, names: readonly string[], read: () => Promise<T>): Promise<T>;
+}
+
 /** Reads a chunk table written by {@link writeChunkTable}; every inconsistency is a `ZERDA_CORRUPT_SNAPSHOT` naming the file. */
 export async function readChunkTable(reader: SnapshotReader): Promise<DocumentChunk[]> {
   const table = await readSnapshotJson(reader, 'table.json');
   if (table.format !== FORMAT) throw reader.corrupt('table.json', 'format', `expected format "${FORMAT}", got ${JSON.stringify(table.format)}`);
-  if (table.version !== VERSION) throw reader.corrupt('table.json', 'version', `chunk table version ${JSON.stringify(table.version)} is not supported (this zerda reads version ${VERSION})`);
+  if (table.version !== 1 && table.version !== VERSION) throw reader.corrupt('table.json', 'version', `chunk table version ${JSON.stringify(table.version)} is not supported (this zerda reads versions 1 and ${VERSION})`);
   const count = table.count;
   if (!isCount(count)) throw reader.corrupt('table.json', 'consistency', `invalid count ${JSON.stringify(count)}`);
   const columns = table.columns as Record<string, unknown> | null;
   if (columns === null || typeof columns !== 'object') throw reader.corrupt('table.json', 'consistency', 'columns are missing');
   const values = {} as Record<Column, string[]>;
-  for (const column of COLUMNS) values[column] = await readStringColumn(reader, column, count, columns[column]);
+  const sharing = typeof (reader as Partial<ContentSharingReader>).sharedByContent === 'function' ? (reader as ContentSharingReader) : undefined;
+  for (const column of COLUMNS) {
+    const split = table.version === VERSION;
+    const read = () => readStringColumn(reader, column, count, columns[column], 'table.json', { split });
+    // The strings are shared (never changed); the chunk objects built from them are this table's own.
+    values[column] = await (sharing ? sharing.sharedByContent(`string column ${count} ${split} ${JSON.stringify(columns[column])}`, [`${column}.len`, `${column}.str`], read) : read());
+  }
   const flags = await readSnapshotArray(reader, 'flags.u8', Uint8Array, count);
   const index = await readSnapshotArray(reader, 'index.f64', Float64Array, count);
   const optional = await readSnapshotArray(reader, 'optional.f64', Float64Array);
