@@ -9,6 +9,7 @@ import {
   type ContentSharingReader,
   type ZerdaError,
 } from '@zerda/types';
+import { hashInBackground } from './background-hash.js';
 import { hashFile, readAt } from './files.js';
 
 /** One file of a snapshot as its manifest records it. */
@@ -126,9 +127,16 @@ export interface EntrySource {
   directoryPath?(name: string): string;
 }
 
+/** Entries from this size on are hashed on the worker thread (smaller ones cost less than the round trip). */
+const BACKGROUND_HASH_BYTES = 1 << 20;
+
 class EntryReader implements SnapshotFileReader {
   private position = 0;
-  /** Absent when checksums are not verified (`verify: false`): the bytes are then not hashed at all. */
+  /**
+   * How the bytes are hashed: on the worker thread from the start (large entries), or as they are
+   * read. Both absent when checksums are not verified (`verify: false`) or were verified before.
+   */
+  private readonly background: Promise<{ bytes: number; sha256: string }> | undefined;
   private readonly digest: Hash | undefined;
   private closed = false;
 
@@ -143,7 +151,10 @@ class EntryReader implements SnapshotFileReader {
     /** The stored bytes were verified already under another name (the same file, see `EntrySource.open`). */
     verifiedBefore = false,
   ) {
-    this.digest = verify && !verifiedBefore ? createHash('sha256') : undefined;
+    const hashed = verify && !verifiedBefore;
+    this.background = hashed && entry.bytes >= BACKGROUND_HASH_BYTES ? hashInBackground(handle.fd, base, entry.bytes) : undefined;
+    this.background?.catch(() => undefined); // awaited by close(); a reader abandoned after an error leaves no unhandled rejection
+    this.digest = hashed && !this.background ? createHash('sha256') : undefined;
   }
 
   get size(): number {
@@ -171,7 +182,11 @@ class EntryReader implements SnapshotFileReader {
     this.closed = true;
     try {
       const unread = this.remaining;
-      if (unread > 0) {
+      if (this.background) {
+        const { bytes, sha256 } = await this.background;
+        if (bytes < this.entry.bytes) throw this.fail('size', `it ends after ${bytes} bytes, the manifest recorded ${this.entry.bytes} (truncated)`);
+        if (sha256 !== this.entry.sha256) throw this.fail('sha256', 'its SHA-256 does not match the manifest (the file was changed or damaged)');
+      } else if (unread > 0) {
         const block = new Uint8Array(Math.min(unread, 8 << 20));
         while (this.position < this.entry.bytes) {
           const wanted = Math.min(block.byteLength, this.entry.bytes - this.position);

@@ -233,6 +233,18 @@ describe('snapshot directories', () => {
     expect(reads).toBe(5);
   });
 
+  it('verifies large files on the hashing thread with the same guarantee: a flipped byte is refused, a file read in part is refused', async () => {
+    const directory = fresh('background-hash');
+    const large = new Uint8Array(3 << 20).map((_, index) => (index * 13) & 0xff);
+    const written = await writeSnapshotDirectory(directory, FORMAT, (writer) => writer.writeFile('large.bin', large));
+    expect(Buffer.from(await readSnapshotDirectory(directory, FORMAT, (reader) => reader.readFile('large.bin'))).equals(large)).toBe(true);
+    const partly = (reader: SnapshotReader) => reader.openFile('large.bin').then(async (file) => (await file.read(1000), await file.close()));
+    await expect(readSnapshotDirectory(directory, FORMAT, partly)).rejects.toMatchObject({ details: { file: 'large.bin', check: 'consistency' } });
+    await flipByte(join(directory, written.generation, 'large.bin'), 2_000_000);
+    await expect(readSnapshotDirectory(directory, FORMAT, (reader) => reader.readFile('large.bin'))).rejects.toMatchObject({ details: { file: 'large.bin', check: 'sha256' } });
+    await expect(readSnapshotDirectory(directory, FORMAT, partly)).rejects.toMatchObject({ details: { file: 'large.bin', check: 'sha256' } });
+  });
+
   it('a failing write leaves the previous snapshot openable and removes its partial generation', async () => {
     const directory = fresh('snap-fail');
     await writeSnapshotDirectory(directory, FORMAT, (writer) => writeSample(writer, 'a'));
