@@ -7,7 +7,8 @@ import { Worker } from 'node:worker_threads';
  * the same open file as the caller reads, even when the snapshot is replaced meanwhile.
  *
  * Where a worker cannot start (a runtime without worker threads), {@link hashInBackground} returns
- * undefined and the caller hashes as it reads.
+ * undefined and the caller hashes as it reads; where it fails, its jobs are rejected and the callers
+ * hash on their own thread.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -52,7 +53,7 @@ function hashWorker(): Worker | null {
     if (reply.error !== undefined) job.reject(new Error(reply.error));
     else job.resolve({ bytes: reply.bytes, sha256: reply.sha256 });
   });
-  // A worker that dies fails its jobs; the next job starts a new one.
+  // A worker that fails fails its jobs (their readers hash on their own thread), and no other starts.
   worker.on('error', (error) => failAll(error));
   worker.on('exit', () => failAll(new Error('the hashing thread exited')));
   worker.unref();
@@ -60,7 +61,7 @@ function hashWorker(): Worker | null {
 }
 
 function failAll(error: Error): void {
-  worker = undefined;
+  worker = null;
   for (const job of pending.values()) job.reject(error);
   pending.clear();
 }

@@ -72,21 +72,25 @@ export async function readAt(handle: FileHandle, target: Uint8Array, position: n
 export async function hashFile(path: string, offset = 0, length?: number): Promise<{ bytes: number; sha256: string }> {
   const handle = await open(path, 'r');
   try {
-    const size = length ?? (await handle.stat()).size - offset;
-    const hash = createHash('sha256');
-    const block = new Uint8Array(Math.min(Math.max(size, 1), 8 << 20));
-    let done = 0;
-    while (done < size) {
-      const wanted = Math.min(block.byteLength, size - done);
-      const read = await readAt(handle, block.subarray(0, wanted), offset + done);
-      if (read === 0) break;
-      hash.update(block.subarray(0, read));
-      done += read;
-    }
-    return { bytes: done, sha256: hash.digest('hex') };
+    return await hashRange(handle, offset, length ?? (await handle.stat()).size - offset);
   } finally {
     await handle.close();
   }
+}
+
+/** SHA-256 and byte count of `size` bytes of an open file from `offset` (fewer only when it ends first). */
+export async function hashRange(handle: FileHandle, offset: number, size: number): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash('sha256');
+  const block = new Uint8Array(Math.min(Math.max(size, 1), 8 << 20));
+  let done = 0;
+  while (done < size) {
+    const wanted = Math.min(block.byteLength, size - done);
+    const read = await readAt(handle, block.subarray(0, wanted), offset + done);
+    if (read === 0) break;
+    hash.update(block.subarray(0, read));
+    done += read;
+  }
+  return { bytes: done, sha256: hash.digest('hex') };
 }
 
 /** Flushes a file (or, where the platform allows, a directory) to stable storage. */

@@ -10,7 +10,7 @@ import {
   type ZerdaError,
 } from '@zerda/types';
 import { hashInBackground } from './background-hash.js';
-import { hashFile, readAt } from './files.js';
+import { hashFile, hashRange, readAt } from './files.js';
 
 /** One file of a snapshot as its manifest records it. */
 export interface SnapshotFileEntry {
@@ -183,7 +183,8 @@ class EntryReader implements SnapshotFileReader {
     try {
       const unread = this.remaining;
       if (this.background) {
-        const { bytes, sha256 } = await this.background;
+        // A hashing thread that failed (a runtime whose worker threads cannot run this) leaves the hashing to this thread.
+        const { bytes, sha256 } = (await this.background.catch(() => undefined)) ?? (await hashRange(this.handle, this.base, this.entry.bytes));
         if (bytes < this.entry.bytes) throw this.fail('size', `it ends after ${bytes} bytes, the manifest recorded ${this.entry.bytes} (truncated)`);
         if (sha256 !== this.entry.sha256) throw this.fail('sha256', 'its SHA-256 does not match the manifest (the file was changed or damaged)');
       } else if (unread > 0) {
