@@ -8,11 +8,12 @@ import { seededRandom, type DocumentChunk } from '@zerda/types';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgliteForFile, startPGlite, uniqueCollection } from './__fixtures__/databases.js';
-import { SERVER_SKIP_REASON, SERVER_URL, serverPool } from './__fixtures__/server.js';
+import { SERVER_SKIP_REASON, SERVER_URL, serverClient, serverPool } from './__fixtures__/server.js';
 import { analyseChunk, bm25TopSql, queryTerms, type Bm25Parameters } from './keyword-index.js';
 import { compareCodePoints } from './pgvector-records.js';
 import { keywordIndexNames, keywordTables } from './pgvector-schema.js';
 import { PgVectorStore } from './pgvector-vector-store.js';
+import { foldStatistics } from './pgvector-writes.js';
 import { toSqlClient, type SqlClient, type SqlConnection } from './sql-client.js';
 
 // The BM25 formula has one definition, @zerda/retriever's scoring.ts; keyword-index.ts computes it
@@ -338,6 +339,107 @@ describe('the BM25 top-k plan (bm25TopSql) returns exactly the formula’s best 
     } finally {
       await reopened.drop();
       await first.close();
+    }
+  }, 240_000);
+});
+
+/** Rows, distinct terms and distinct slots of the per-term statistics, and rows of the collection statistics. */
+async function statisticsRows(sql: SqlClient, collection: string): Promise<{ rows: number; terms: number; slots: number[]; collectionRows: number }> {
+  const names = keywordIndexNames(collection);
+  const { rows } = await sql.query<{ rows: string; terms: string; slots: number[]; collection_rows: string }>(
+    `SELECT count(*) AS rows, count(DISTINCT term) AS terms, array_agg(DISTINCT slot ORDER BY slot) AS slots,
+            (SELECT count(*) FROM "public"."${names.statistics}") AS collection_rows
+       FROM "public"."${names.termStatistics}"`,
+  );
+  return { rows: Number(rows[0]!.rows), terms: Number(rows[0]!.terms), slots: (rows[0]!.slots ?? []).map(Number), collectionRows: Number(rows[0]!.collection_rows) };
+}
+
+describe.skipIf(!SERVER_URL)(`folding the statistics rows of many backends (PostgreSQL server${SERVER_SKIP_REASON ? `, skipped: ${SERVER_SKIP_REASON}` : ''})`, () => {
+  let pool: pg.Pool;
+  beforeAll(() => {
+    pool = serverPool(4);
+  });
+  afterAll(async () => {
+    await pool?.end();
+  });
+  const open = (connection: SqlConnection, collection: string) => new PgVectorStore({ connection, collection, dimensions: 1, hnsw: false, includeEmbeddings: false });
+
+  it('keeps one row per term when every write comes from a new connection (a pool recycling its connections)', async () => {
+    const collection = uniqueCollection('fold_recycled');
+    const sql = toSqlClient(pool);
+    const { chunks } = syntheticCorpus(41, 60);
+    const writers = 8;
+    try {
+      for (let writer = 0; writer < writers; writer++) {
+        const client = await serverClient();
+        try {
+          // Each a new backend (a new slot) rewriting the same chunks: without folding, a row per term per writer.
+          await open(client, collection).add(chunks.map((chunk) => ({ ...chunk, text: `${chunk.text} ${writer % 2 === 0 ? 'wevenx' : 'woddx'}` })));
+        } finally {
+          await client.end();
+        }
+      }
+      const before = await statisticsRows(sql, collection);
+      // Each store folded the earlier backends' rows when it opened the table: slot 0 and the last writer's at most.
+      expect(before.slots.length).toBeLessThanOrEqual(2);
+      expect(before.rows).toBeLessThanOrEqual(2 * before.terms);
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      await PgVectorStore.open({ connection: pool, collection, dimensions: 1, hnsw: false, includeEmbeddings: false });
+      expect(await statisticsRows(sql, collection)).toEqual({ rows: before.terms, terms: before.terms, slots: [0], collectionRows: 1 });
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+    } finally {
+      await open(pool, collection).drop();
+    }
+  }, 120_000);
+
+  it('folds concurrently with 24 writers on their own connections and folds of their own, and the scores stay exact', async () => {
+    const collection = uniqueCollection('fold_concurrent');
+    const sql = toSqlClient(pool);
+    const { chunks, queries } = syntheticCorpus(43, 480);
+    const live = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+    const setup = await PgVectorStore.open({ connection: pool, collection, dimensions: 1, hnsw: false, includeEmbeddings: false });
+    try {
+      let writing = true;
+      let folds = 0;
+      const folder = (async () => {
+        while (writing) {
+          await foldStatistics(sql, keywordTables('public', collection));
+          folds += 1;
+        }
+      })();
+      const writers = Array.from({ length: 24 }, async (_, writer) => {
+        const client = await serverClient();
+        try {
+          // Opening folds too (every store folds the table when it opens it), racing the folder and the other writers.
+          const store = open(client, collection);
+          const mine = chunks.slice(writer * 20, writer * 20 + 20);
+          await store.add(mine);
+          const rewritten = mine.slice(0, 5).map((chunk, i): DocumentChunk => ({ ...chunk, text: chunks[(writer * 7 + i * 11) % chunks.length]!.text }));
+          await store.add(rewritten);
+          await store.delete([mine[19]!.id]);
+          return { rewritten, deleted: mine[19]!.id };
+        } finally {
+          await client.end();
+        }
+      });
+      const results = await Promise.all(writers).finally(() => {
+        writing = false;
+      });
+      await folder;
+      expect(folds).toBeGreaterThan(0);
+      for (const { rewritten, deleted } of results) {
+        for (const chunk of rewritten) live.set(chunk.id, chunk);
+        live.delete(deleted);
+      }
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      await foldStatistics(sql, keywordTables('public', collection));
+      const folded = await statisticsRows(sql, collection);
+      expect(folded).toEqual({ rows: folded.terms, terms: folded.terms, slots: [0], collectionRows: 1 });
+      expect(await termStatisticsProblems(sql, collection)).toEqual([]);
+      expect(await expectTopAgrees(setup, sql, [...live.values()], queries.slice(0, 10), [1, 10, live.size])).toBeGreaterThan(1000);
+    } finally {
+      await setup.drop();
+      await setup.close();
     }
   }, 240_000);
 });

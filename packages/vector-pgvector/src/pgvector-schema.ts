@@ -164,10 +164,12 @@ export function keywordIndexStatements(layout: Pick<TableLayout, 'schema' | 'tab
   const sync = qualifiedName({ schema: layout.schema, table: names.sync });
   const delta = (rows: string, sign: string) =>
     `SELECT ${sign}count(text_length) AS chunks, ${sign}coalesce(sum(text_length), 0) AS text_length, ${sign}coalesce(sum(title_length), 0) AS title_length FROM ${rows}`;
-  const addStatistics = (source: string) => `INSERT INTO ${statistics} AS s (slot, chunks, text_length, title_length)
-        SELECT pg_backend_pid(), d.chunks, d.text_length, d.title_length FROM (${source}) d
-         WHERE d.chunks <> 0 OR d.text_length <> 0 OR d.title_length <> 0
-        ON CONFLICT (slot) DO UPDATE SET chunks = s.chunks + excluded.chunks, text_length = s.text_length + excluded.text_length, title_length = s.title_length + excluded.title_length`;
+  const addStatistics = (source: string) =>
+    mergeStatistics(
+      statistics,
+      `SELECT pg_backend_pid(), d.chunks, d.text_length, d.title_length FROM (${source}) d
+         WHERE d.chunks <> 0 OR d.text_length <> 0 OR d.title_length <> 0`,
+    );
   return [
     `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS text_length integer, ADD COLUMN IF NOT EXISTS title_length integer`,
     `CREATE INDEX IF NOT EXISTS ${quoteIdentifier(derivedName(layout.table, 'unanalysed'))} ON ${table} (id) WHERE text_length IS NULL`,
@@ -260,14 +262,14 @@ export function termStatisticsStatements(layout: Pick<TableLayout, 'schema' | 't
   const postings = qualifiedName({ schema: layout.schema, table: names.postings });
   const terms = qualifiedName({ schema: layout.schema, table: names.termStatistics });
   const sync = qualifiedName({ schema: layout.schema, table: names.termSync });
-  const add = (rows: string, sign: '' | '-') => `INSERT INTO ${terms} AS s (term, slot, chunks, text_chunks, max_text_frequency, max_title_frequency, min_text_length, min_title_length)
-        SELECT term, pg_backend_pid(), ${sign}count(*), ${sign}count(*) FILTER (WHERE text_frequency > 0), ${
-          sign ? 'NULL, NULL, NULL, NULL' : 'max(text_frequency), max(title_frequency), min(text_length), min(title_length)'
-        }
-          FROM ${rows} GROUP BY term ORDER BY term
-        ON CONFLICT (term, slot) DO UPDATE SET chunks = s.chunks + excluded.chunks, text_chunks = s.text_chunks + excluded.text_chunks,
-          max_text_frequency = greatest(s.max_text_frequency, excluded.max_text_frequency), max_title_frequency = greatest(s.max_title_frequency, excluded.max_title_frequency),
-          min_text_length = least(s.min_text_length, excluded.min_text_length), min_title_length = least(s.min_title_length, excluded.min_title_length)`;
+  const add = (rows: string, sign: '' | '-') =>
+    mergeTermStatistics(
+      terms,
+      `SELECT term, pg_backend_pid(), ${sign}count(*), ${sign}count(*) FILTER (WHERE text_frequency > 0), ${
+        sign ? 'NULL, NULL, NULL, NULL' : 'max(text_frequency), max(title_frequency), min(text_length), min(title_length)'
+      }
+          FROM ${rows} GROUP BY term ORDER BY term`,
+    );
   return [
     `CREATE TABLE IF NOT EXISTS ${terms} (
       term text NOT NULL,
@@ -292,6 +294,54 @@ export function termStatisticsStatements(layout: Pick<TableLayout, 'schema' | 't
       SELECT term, 0, count(*), count(*) FILTER (WHERE text_frequency > 0), max(text_frequency), max(title_frequency), min(text_length), min(title_length)
         FROM ${postings} GROUP BY term`,
   ];
+}
+
+/**
+ * Folds the per-backend rows of the keyword index's statistics into one row each: every row of a
+ * writing backend (`slot` = its `pg_backend_pid()`) of the collection statistics and of the
+ * per-term statistics is deleted and added to slot 0 (which no backend writes: a process id is
+ * never 0) — counts and lengths summed, frequency bounds the largest, length bounds the smallest.
+ * Without it the tables gain a row per term for every backend that ever wrote, so a connection
+ * pool that recycles its connections grows them without bound. One statement per table
+ * (`WITH moved AS (DELETE … RETURNING) INSERT … ON CONFLICT DO UPDATE`, so the rows move whole or
+ * not at all), safe against concurrent writers and folds: rows a writer holds locked (its
+ * transaction has not committed) are skipped (`FOR UPDATE SKIP LOCKED`) and left for a later
+ * fold, so a fold never waits for a writer nor a writer's statistics are counted twice or lost;
+ * concurrent folds take slot 0's rows in term order. Idempotent.
+ */
+export function foldStatisticsStatements(tables: Pick<KeywordTables, 'statistics' | 'termStatistics'>): string[] {
+  const { statistics, termStatistics } = tables;
+  const moved = (table: string, key: string) =>
+    `WITH moved AS (DELETE FROM ${table} WHERE (${key}) IN (SELECT ${key} FROM ${table} WHERE slot <> 0 FOR UPDATE SKIP LOCKED) RETURNING *)\n      `;
+  return [
+    moved(statistics, 'slot') + mergeStatistics(statistics, 'SELECT 0, sum(chunks), sum(text_length), sum(title_length) FROM moved HAVING count(*) > 0'),
+    moved(termStatistics, 'term, slot') +
+      mergeTermStatistics(
+        termStatistics,
+        `SELECT term, 0, sum(chunks), sum(text_chunks), max(max_text_frequency), max(max_title_frequency), min(min_text_length), min(min_title_length)
+          FROM moved GROUP BY term ORDER BY term`,
+      ),
+  ];
+}
+
+/** Adds the rows of `select` (slot, chunks, text_length, title_length) to the collection statistics `statistics`, summed into a slot's existing row. */
+function mergeStatistics(statistics: string, select: string): string {
+  return `INSERT INTO ${statistics} AS s (slot, chunks, text_length, title_length)
+        ${select}
+        ON CONFLICT (slot) DO UPDATE SET chunks = s.chunks + excluded.chunks, text_length = s.text_length + excluded.text_length, title_length = s.title_length + excluded.title_length`;
+}
+
+/**
+ * Adds the rows of `select` (term, slot, chunks, text_chunks, the four bounds) to the per-term
+ * statistics `terms`, merged into a (term, slot)'s existing row: counts summed, frequency bounds
+ * the largest, length bounds the smallest (NULL bounds — a delete's rows — leave them as they are).
+ */
+function mergeTermStatistics(terms: string, select: string): string {
+  return `INSERT INTO ${terms} AS s (term, slot, chunks, text_chunks, max_text_frequency, max_title_frequency, min_text_length, min_title_length)
+        ${select}
+        ON CONFLICT (term, slot) DO UPDATE SET chunks = s.chunks + excluded.chunks, text_chunks = s.text_chunks + excluded.text_chunks,
+          max_text_frequency = greatest(s.max_text_frequency, excluded.max_text_frequency), max_title_frequency = greatest(s.max_title_frequency, excluded.max_title_frequency),
+          min_text_length = least(s.min_text_length, excluded.min_text_length), min_title_length = least(s.min_title_length, excluded.min_title_length)`;
 }
 
 /** Drops the keyword index's tables and functions (the triggers go with their tables or with the functions). */

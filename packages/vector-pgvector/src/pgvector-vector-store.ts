@@ -24,7 +24,7 @@ import { HNSW_MAX_DIMENSIONS, dropKeywordIndexStatements, hnswIndexName, hnswInd
 import { prepareExtension, setUpTable, tableLayout, type SetupSettings } from './pgvector-setup.js';
 import { bm25Search, textQueryWords, tsRankSearch } from './pgvector-text-search.js';
 import { nearestRows } from './pgvector-vector-query.js';
-import { IDS_PER_STATEMENT, StaleLayoutError, analyseUnanalysedRows, deleteRows, inTransaction, writeChunks, type ChunkWrite } from './pgvector-writes.js';
+import { FOLD_AFTER_CHUNKS, IDS_PER_STATEMENT, StaleLayoutError, analyseUnanalysedRows, deleteRows, foldStatistics, inTransaction, writeChunks, type ChunkWrite } from './pgvector-writes.js';
 import { isNodePostgresPoolLike, isPGliteLike, toSqlClient, type SqlClient, type SqlConnection } from './sql-client.js';
 import { toVectorLiteral } from './vector-literal.js';
 
@@ -58,6 +58,8 @@ export class PgVectorStore extends VectorStoreBase<MetadataFilter, ChunkWrite> {
   private extensionReady: Promise<string | undefined> | undefined;
   private pgvectorVersion: string | undefined;
   private released = false;
+  /** Chunks written or deleted since the keyword index's statistics were last folded by this store. */
+  private writtenSinceFold = 0;
 
   constructor(options: PgVectorStoreOptions) {
     const checked = checkStoreOptions(options, OPTION_KEYS, 'an options object with a connection');
@@ -152,7 +154,11 @@ export class PgVectorStore extends VectorStoreBase<MetadataFilter, ChunkWrite> {
       if (!ready) return false;
       this.dimensionsValue = ready.dimensions;
       this.useKeywordIndex(ready.keywordIndex);
-      if (this.analyzer) await analyseUnanalysedRows(this.target, this.analyzer);
+      if (this.analyzer) {
+        await analyseUnanalysedRows(this.target, this.analyzer);
+        await foldStatistics(this.client, this.target.keywordTables);
+        this.writtenSinceFold = 0;
+      }
       return true;
     } catch (error) {
       throw this.backendError('ensureSchema', error);
@@ -210,6 +216,7 @@ export class PgVectorStore extends VectorStoreBase<MetadataFilter, ChunkWrite> {
    * learns it and writes again.
    */
   protected async doUpsert(writes: ChunkWrite[]): Promise<void> {
+    await this.foldWhenDue(writes.length);
     const write = () => writeChunks({ ...this.target, analyzer: this.analyzer, batchSize: this.options.batchSize }, writes);
     try {
       await write();
@@ -297,8 +304,22 @@ export class PgVectorStore extends VectorStoreBase<MetadataFilter, ChunkWrite> {
     return words.words.length === 0 ? [] : tsRankSearch(this.target, this.options.textSearchConfigurations, words, limit, filter, match);
   }
 
+  /**
+   * Folds the keyword index's per-backend statistics rows (see `foldStatistics`) before a write
+   * once this store has written or deleted {@link FOLD_AFTER_CHUNKS} chunks since the last fold —
+   * before, so that a failed fold fails a write that has not happened — then counts `chunks`.
+   */
+  private async foldWhenDue(chunks: number): Promise<void> {
+    if (this.analyzer && this.writtenSinceFold >= FOLD_AFTER_CHUNKS) {
+      await foldStatistics(this.client, this.target.keywordTables);
+      this.writtenSinceFold = 0;
+    }
+    this.writtenSinceFold += chunks;
+  }
+
   /** By id or document id, in one transaction, rows locked in the global id order. */
   protected async doDelete(key: 'id' | 'docId', values: string[]): Promise<void> {
+    await this.foldWhenDue(values.length);
     await deleteRows(this.target, key === 'id' ? 'id' : 'doc_id', values);
   }
 

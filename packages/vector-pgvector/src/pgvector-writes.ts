@@ -2,7 +2,7 @@ import type { Analyzer } from '@zerda/text';
 import type { DocumentChunk } from '@zerda/types';
 import { PostingColumns, analyseChunk, postingsInsertStatement, type AnalysedChunk } from './keyword-index.js';
 import { compareCodePoints, type PgTable } from './pgvector-records.js';
-import type { KeywordTables } from './pgvector-schema.js';
+import { foldStatisticsStatements, type KeywordTables } from './pgvector-schema.js';
 import type { SqlClient } from './sql-client.js';
 
 /** Attempts of a write transaction the server rolls back as a deadlock victim or a serialization failure. */
@@ -13,6 +13,22 @@ const BACKFILL_BATCH = 500;
 const POSTINGS_PER_STATEMENT = 50_000;
 /** Ids per DELETE/SELECT statement. */
 export const IDS_PER_STATEMENT = 10_000;
+
+/**
+ * Chunks a store writes or deletes between two folds of the keyword index's statistics (see
+ * {@link foldStatistics}): the rows left unfolded stay bounded by what these writes touched.
+ */
+export const FOLD_AFTER_CHUNKS = 10_000;
+
+/**
+ * Folds the keyword index's per-backend statistics rows into one per term (and one for the
+ * collection): `foldStatisticsStatements`, each statement on its own (atomic, never waiting for a
+ * writer's uncommitted rows). Run when a store opens the table and every {@link FOLD_AFTER_CHUNKS}
+ * chunks it writes.
+ */
+export async function foldStatistics(client: SqlClient, tables: KeywordTables): Promise<void> {
+  for (const statement of foldStatisticsStatements(tables)) await client.query(statement);
+}
 
 /** Thrown inside a write transaction that finds a keyword index this store did not know about. */
 export class StaleLayoutError extends Error {}
