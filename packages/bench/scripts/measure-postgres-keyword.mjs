@@ -16,13 +16,12 @@
 // Chunks carry a one-dimensional embedding and no HNSW index: this measures the keyword index only.
 // Run `pnpm --filter @zerda/bench... build` first.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { percentile } from '@zerda/types';
 import { PgVectorStore } from '@zerda/vector-pgvector';
-import { datasetsDirectory, loadDataset, sentencePool, syntheticCorpus, SeededRandom } from '../dist/index.js';
+import { sentencePool, syntheticCorpus } from '../dist/index.js';
 import { acquirePostgres } from '../dist/postgres-server.js';
+import { K, SEED, latencySummary, loadAverage, loadChunks, printSizes, relationSizes, scifact, scifactQueries, timeQueries, vacuumAnalyze } from './postgres-scale.mjs';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -37,30 +36,15 @@ const { values, positionals } = parseArgs({
     reuse: { type: 'boolean', default: false },
   },
 });
-const SEED = 20250101;
-const LOAD_BATCH = 5000;
-const K = 10;
-const source = loadDataset(join(datasetsDirectory(), 'beir-scifact'));
+const source = scifact().dataset;
 const pool = sentencePool(source.documents);
-const queries = new SeededRandom(SEED).shuffle(source.queries.map((query) => query.text)).slice(0, Number(values.queries));
+const queries = scifactQueries(source, Number(values.queries));
 const rounds = Number(values.rounds);
 const saved = {};
 const compared = values.compare ? JSON.parse(readFileSync(values.compare, 'utf8')) : undefined;
 
 const server = await acquirePostgres();
 console.log(`${server.description}; ${queries.length} SciFact claims × ${rounds} rounds, top ${K}; pool of ${values.clients} connections`);
-
-async function relationSizes(sql, collection) {
-  const { rows } = await sql.query(
-    `SELECT c.relname, c.relkind, pg_relation_size(c.oid) AS bytes, pg_total_relation_size(c.oid) AS total
-       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relname LIKE $1 AND c.relkind IN ('r', 'i') ORDER BY c.relkind DESC, c.relname`,
-    [`${collection}%`],
-  );
-  return rows.map((row) => ({ name: row.relname, kind: row.relkind === 'r' ? 'table' : 'index', bytes: Number(row.bytes), total: Number(row.total) }));
-}
-
-const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
 async function explainQueries(collection, count) {
   const client = new pg.Client({ connectionString: server.url });
@@ -96,37 +80,20 @@ try {
         console.log(`  reusing ${collection} (open ${((performance.now() - began) / 1000).toFixed(1)} s)`);
       } else await store.drop();
       const chunks = reused ? [] : syntheticCorpus(pool, SEED, size);
-      let loadSeconds = 0;
-      for (let start = 0; start < chunks.length; start += LOAD_BATCH) {
-        const batch = chunks.slice(start, start + LOAD_BATCH).map((chunk) => ({ ...chunk, embedding: [1] }));
-        const began = performance.now();
-        await store.add(batch);
-        loadSeconds += (performance.now() - began) / 1000;
-      }
+      const loadSeconds = await loadChunks(store, chunks, (batch) => batch.map((chunk) => ({ ...chunk, embedding: [1] })));
       chunks.length = 0;
-      const vacuumStarted = performance.now();
-      for (const { name, kind } of await relationSizes(connection, collection)) if (kind === 'table') await connection.query(`VACUUM ANALYZE "${name}"`);
-      const vacuumSeconds = (performance.now() - vacuumStarted) / 1000;
-      for (const query of queries.slice(0, 20)) await store.textSearch(query, { k: K });
-      const times = [];
+      const vacuumSeconds = await vacuumAnalyze(connection, collection);
       const tops = {};
-      for (let round = 0; round < rounds; round++) {
-        for (const query of queries) {
-          const began = performance.now();
-          const hits = await store.textSearch(query, { k: K });
-          times.push(performance.now() - began);
-          tops[query] = hits.map((hit) => [hit.chunk.id, hit.score]);
-        }
-      }
+      const times = await timeQueries(queries, rounds, (query) => store.textSearch(query, { k: K }), (query, hits) => {
+        tops[query] = hits.map((hit) => [hit.chunk.id, hit.score]);
+      });
       saved[size] = tops;
       const sizes = await relationSizes(connection, collection);
       console.log(
         `${size} chunks: load ${loadSeconds.toFixed(1)} s (${Math.round(size / loadSeconds)} chunks/s; VACUUM ANALYZE after it ${vacuumSeconds.toFixed(1)} s); ` +
-          `textSearch top ${K} p50 ${percentile(times, 50).toFixed(2)} ms, p95 ${percentile(times, 95).toFixed(2)} ms, mean ${(times.reduce((a, b) => a + b, 0) / times.length).toFixed(2)} ms`,
+          `textSearch top ${K} ${latencySummary(times)}; ${loadAverage()}`,
       );
-      const tables = sizes.filter((entry) => entry.kind === 'table');
-      console.log(`  tables (pg_relation_size / pg_total_relation_size): ${tables.map((entry) => `${entry.name} ${mb(entry.bytes)} / ${mb(entry.total)}`).join('; ')}`);
-      console.log(`  indexes: ${sizes.filter((entry) => entry.kind === 'index').map((entry) => `${entry.name} ${mb(entry.bytes)}`).join('; ')}`);
+      printSizes(sizes);
       if (compared?.[size]) {
         let differing = 0;
         for (const [query, expected] of Object.entries(compared[size])) {
