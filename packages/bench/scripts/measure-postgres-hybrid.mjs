@@ -126,9 +126,9 @@ async function main() {
   const admin = new pg.Pool({ connectionString: server.url, max: 2 });
   admin.on('error', () => undefined);
   const settings = await admin.query(
-    "SELECT name, setting, unit FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'effective_cache_size', 'max_connections', 'fsync', 'max_parallel_workers_per_gather', 'jit') ORDER BY name",
+    "SELECT name, current_setting(name) AS value FROM pg_settings WHERE name IN ('shared_buffers', 'work_mem', 'maintenance_work_mem', 'effective_cache_size', 'max_connections', 'fsync', 'max_parallel_workers_per_gather', 'jit') ORDER BY name",
   );
-  console.log(`${server.description}; ${settings.rows.map((row) => `${row.name}=${row.setting}${row.unit ?? ''}`).join(', ')}`);
+  console.log(`${server.description}; ${settings.rows.map((row) => `${row.name}=${row.value}`).join(', ')}`);
   console.log(`${queries.length} SciFact claims × ${values.rounds} rounds, top ${K}; ${loadAverage()}`);
   const children = [];
   try {
