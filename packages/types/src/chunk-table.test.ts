@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createError, InMemorySnapshot, readChunkTable, writeChunkTable, writeStringColumn, type DocumentChunk, type SnapshotCheck } from './index.js';
 
 const fail = (file: string, check: SnapshotCheck, reason: string) => createError('ZERDA_CORRUPT_SNAPSHOT', { path: 'memory', file, check, reason });
@@ -90,6 +90,23 @@ describe('chunk table', () => {
     const narrow = 'plain ASCIInaïve caféß¿×÷ÿ';
     const wide = new TextEncoder().encode('التوليد المعززemoji 😀 and 𝔘mixed é and ب');
     expect(snapshot.files.get('chunks/text.str')!.byteLength).toBe(narrow.length + wide.byteLength);
+  });
+
+  it('writes and reads the Latin-1 part without Node\'s Buffer too (browsers), to the same bytes', async () => {
+    const chunks: DocumentChunk[] = ['naïve café ÿ', 'plain', 'ب and é', 'x'.repeat(40_000) + 'é'].map((text, index) => ({ id: `d#${index}`, docId: 'd', text, source: 'd', metadata: {}, position: { index } }));
+    const { snapshot: withBuffer } = await roundTrip(chunks);
+    vi.stubGlobal('Buffer', undefined);
+    try {
+      vi.resetModules();
+      const portable = await import('./chunk-table.js');
+      const snapshot = new InMemorySnapshot();
+      await portable.writeChunkTable(snapshot.writer(), chunks);
+      expect(snapshot.files.get('text.str')).toEqual(withBuffer.files.get('chunks/text.str'));
+      expect(await portable.readChunkTable(snapshot.reader(fail))).toEqual(chunks);
+    } finally {
+      vi.unstubAllGlobals();
+      vi.resetModules();
+    }
   });
 
   it('still reads version 1 tables (pages wholly UTF-8), and refuses split pages there and newer versions with a clear message', async () => {
