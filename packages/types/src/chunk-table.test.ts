@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { createError, InMemorySnapshot, readChunkTable, writeChunkTable, writeStringColumn, type DocumentChunk, type SnapshotCheck } from './index.js';
+import { createError, InMemorySnapshot, readChunkTable, readStringColumn, writeChunkTable, writeStringColumn, type DocumentChunk, type SnapshotCheck } from './index.js';
 
 const fail = (file: string, check: SnapshotCheck, reason: string) => createError('ZERDA_CORRUPT_SNAPSHOT', { path: 'memory', file, check, reason });
 
@@ -132,6 +132,15 @@ describe('chunk table', () => {
     const newer = await readChunkTable(version1.reader(fail)).catch((error: unknown) => error);
     expect(newer).toMatchObject({ details: { file: 'table.json', check: 'version' } });
     expect((newer as Error).message).toContain('chunk table version 3 is not supported (this zerda reads versions 1 and 2)');
+  });
+
+  it('refuses a bad options object of the string-column functions with a ZerdaError naming the field', async () => {
+    const snapshot = new InMemorySnapshot();
+    await expect(writeStringColumn(snapshot.writer('c'), 'x', 1, () => 'a', { split: 'yes' } as never)).rejects.toMatchObject({ code: 'ZERDA_INVALID_ARGUMENT', details: { field: 'options.split' } });
+    await expect(writeStringColumn(snapshot.writer('c'), 'x', 1, () => 'a', null as never)).rejects.toMatchObject({ details: { field: 'options' } });
+    const pages = await writeStringColumn(snapshot.writer('c'), 'x', 1, () => 'a', { split: true });
+    await expect(readStringColumn(snapshot.reader(fail, 'c'), 'x', 1, pages, 'table.json', { split: 1 } as never)).rejects.toMatchObject({ details: { field: 'options.split' } });
+    expect(await readStringColumn(snapshot.reader(fail, 'c'), 'x', 1, pages, 'table.json', { split: true })).toEqual(['a']);
   });
 
   it('refuses inconsistent tables, naming the file', async () => {

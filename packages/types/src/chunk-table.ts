@@ -1,6 +1,7 @@
 import type { DocumentChunk } from './chunk.js';
 import type { Metadata } from './json.js';
 import { LITTLE_ENDIAN, littleEndianBytes } from './little-endian.js';
+import { invalidArgument } from './errors.js';
 import {
   readSnapshotArray,
   readSnapshotJson,
@@ -191,6 +192,13 @@ function* stringPages(count: number, valueAt: (index: number) => string, lengths
   if (first < count) yield flush(count);
 }
 
+/** `options` of the string-column functions: an object whose `split`, when given, is a boolean. */
+function checkSplitOption(options: unknown): void {
+  if (options === null || typeof options !== 'object') throw invalidArgument('options', 'an object ({ split?: boolean })', options);
+  const split = (options as { split?: unknown }).split;
+  if (split !== undefined && typeof split !== 'boolean') throw invalidArgument('options.split', 'a boolean', split);
+}
+
 /** The strings `first` to `end` in their order (a page that falls back to UTF-16 is written in order). */
 function pageInOrder(first: number, end: number, valueAt: (index: number) => string): string {
   const values: string[] = [];
@@ -206,6 +214,7 @@ function pageInOrder(first: number, end: number, valueAt: (index: number) => str
  * `latin1+utf8` pages (see {@link PageDescriptor}; only for readers that accept them).
  */
 export async function writeStringColumn(writer: SnapshotWriter, name: string, count: number, valueAt: (index: number) => string, options: { split?: boolean } = {}): Promise<PageDescriptor[]> {
+  checkSplitOption(options);
   const lengths = new Uint32Array(count);
   const pages: PageDescriptor[] = [];
   await writer.writeFile(`${name}.str`, stringPages(count, valueAt, lengths, pages, options.split === true));
@@ -280,6 +289,7 @@ function isCount(value: unknown): value is number {
  * `ZERDA_CORRUPT_SNAPSHOT` errors naming the file.
  */
 export async function readStringColumn(reader: SnapshotReader, column: string, count: number, pages: unknown, describedIn = 'table.json', options: { split?: boolean } = {}): Promise<string[]> {
+  checkSplitOption(options);
   const lengths = await readSnapshotArray(reader, `${column}.len`, Uint32Array, count);
   if (!Array.isArray(pages)) throw reader.corrupt(describedIn, 'consistency', `the page list of column ${column} is missing`);
   const values: string[] = new Array(count);
@@ -308,38 +318,25 @@ export async function readStringColumn(reader: SnapshotReader, column: string, c
     if (row + page.strings > count) throw reader.corrupt(describedIn, 'consistency', `the pages of column ${column} hold more than ${count} strings`);
     const bytes = await file.read(page.bytes);
     const end = row + page.strings;
-    if (split) {
-      // The Latin-1 part and the UTF-8 part, each one string sliced in the order of the strings.
-      const narrow = decode(bytes.subarray(0, page.latin1), 'latin1');
-      const wide = decode(bytes.subarray(page.latin1), 'utf8');
-      let inNarrow = 0;
-      let inWide = 0;
-      for (; row < end; row++) {
-        const length = lengths[row]!;
-        if (length & IN_UTF8_PART) {
-          const stop = inWide + (length & ~IN_UTF8_PART);
-          if (stop > wide.length) throw reader.corrupt(`${column}.len`, 'consistency', `string ${row} ends past its page`);
-          values[row] = wide.slice(inWide, stop);
-          inWide = stop;
-        } else {
-          const stop = inNarrow + length;
-          if (stop > narrow.length) throw reader.corrupt(`${column}.len`, 'consistency', `string ${row} ends past its page`);
-          values[row] = narrow.slice(inNarrow, stop);
-          inNarrow = stop;
-        }
-      }
-      if (inNarrow !== narrow.length || inWide !== wide.length) throw reader.corrupt(`${column}.len`, 'consistency', `the lengths of a page of column ${column} do not add up to its text`);
-      continue;
-    }
-    const text = decode(bytes, page.encoding as 'utf8' | 'utf16le');
-    let start = 0;
+    // One pass for every encoding: a split page is its Latin-1 part then its UTF-8 part, each one
+    // string sliced in the order of the strings (a length with bit 31 set is in the UTF-8 part);
+    // a whole page is all "narrow", so a length with bit 31 set there ends past an empty part.
+    const narrow = split ? decode(bytes.subarray(0, page.latin1), 'latin1') : decode(bytes, page.encoding as 'utf8' | 'utf16le');
+    const wide = split ? decode(bytes.subarray(page.latin1), 'utf8') : '';
+    let inNarrow = 0;
+    let inWide = 0;
     for (; row < end; row++) {
-      const stop = start + lengths[row]!;
-      if (stop > text.length) throw reader.corrupt(`${column}.len`, 'consistency', `string ${row} ends past its page`);
-      values[row] = text.slice(start, stop);
-      start = stop;
+      const length = lengths[row]!;
+      const inUtf8 = (length & IN_UTF8_PART) !== 0;
+      const part = inUtf8 ? wide : narrow;
+      const from = inUtf8 ? inWide : inNarrow;
+      const stop = from + (length & ~IN_UTF8_PART);
+      if (stop > part.length) throw reader.corrupt(`${column}.len`, 'consistency', `string ${row} ends past its page`);
+      values[row] = part.slice(from, stop);
+      if (inUtf8) inWide = stop;
+      else inNarrow = stop;
     }
-    if (start !== text.length) throw reader.corrupt(`${column}.len`, 'consistency', `the lengths of a page of column ${column} do not add up to its text`);
+    if (inNarrow !== narrow.length || inWide !== wide.length) throw reader.corrupt(`${column}.len`, 'consistency', `the lengths of a page of column ${column} do not add up to its text`);
   }
   if (row !== count) throw reader.corrupt(describedIn, 'consistency', `column ${column} holds ${row} strings, expected ${count}`);
   if (file.remaining !== 0) throw reader.corrupt(`${column}.str`, 'size', `${file.remaining} bytes follow the last page`);
