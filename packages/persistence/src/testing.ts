@@ -55,6 +55,13 @@ export interface CrashSuiteOptions {
   aimKill?(target: string, trial: number): Promise<void> | undefined;
   /** Upper bound of the delay after an aimed moment (ms, default 4). */
   aimedDelayMs?: number;
+  /**
+   * Every `afterSaveEvery`-th trial (default 10) waits for the child's first completed save before
+   * the random delay starts, so some kills come after a committed save on any machine: on a loaded
+   * one a save can take longer than every random delay, and then the new state would never be found
+   * and no save would be timed to adapt the delays. 0 turns it off.
+   */
+  afterSaveEvery?: number;
 }
 
 export interface CrashTrial {
@@ -62,6 +69,8 @@ export interface CrashTrial {
   delayMs: number;
   /** Saves the child completed before it was killed. */
   completedSaves: number;
+  /** The kill waited for the child's first completed save (see {@link CrashSuiteOptions.afterSaveEvery}). */
+  afterSave: boolean;
   /** Whether the kill left partial state behind (it landed inside a save). */
   interrupted: boolean;
   /** The state found after the kill (undefined when opening failed). */
@@ -154,8 +163,10 @@ export function waitForTemporary(directory: string, timeoutMs = 5000): Promise<v
   });
 }
 
-async function runAndKill(options: CrashSuiteOptions, target: string, delay: () => number, trial: number): Promise<ChildRun & { delayMs: number; startupMs: number }> {
-  const aimed = options.aimKill?.(target, trial);
+async function runAndKill(options: CrashSuiteOptions, target: string, delay: () => number, trial: number): Promise<ChildRun & { delayMs: number; startupMs: number; afterSave: boolean }> {
+  const every = options.afterSaveEvery ?? 10;
+  const afterSave = every > 0 && trial % every === every - 1;
+  const aimed = afterSave ? undefined : options.aimKill?.(target, trial);
   const child = spawn(process.execPath, [...(options.nodeArguments ?? []), options.childScript, target, ...(options.childArguments ?? [])], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -168,13 +179,14 @@ async function runAndKill(options: CrashSuiteOptions, target: string, delay: () 
     const lines = createInterface({ input: child.stdout });
     lines.on('line', (line) => {
       const [event, , ms] = line.split(' ');
-      if (event === 'saving') resolve();
+      if (event === 'saving' && !afterSave) resolve();
       if (event === 'saved') {
         run.completedSaves++;
         run.saveDurations.push(Number(ms));
+        resolve();
       }
     });
-    child.once('exit', (code, signal) => reject(new Error(`the child exited (${signal ?? code}) before its first save:\n${stderr}`)));
+    child.once('exit', (code, signal) => reject(new Error(`the child exited (${signal ?? code}) before ${afterSave ? 'completing' : 'starting'} its first save:\n${stderr}`)));
   });
   try {
     await started;
@@ -188,7 +200,7 @@ async function runAndKill(options: CrashSuiteOptions, target: string, delay: () 
   await new Promise((resolve) => setTimeout(resolve, delayMs));
   child.kill('SIGKILL');
   await exited;
-  return { ...run, delayMs, startupMs };
+  return { ...run, delayMs, startupMs, afterSave };
 }
 
 /**
@@ -222,7 +234,7 @@ export async function runCrashSuite(options: CrashSuiteOptions): Promise<CrashSu
       const run = await runAndKill(options, target, delay, number);
       const checking = performance.now();
       durations.push(...run.saveDurations.filter((ms) => Number.isFinite(ms)));
-      const trial: CrashTrial = { lane: index, delayMs: run.delayMs, completedSaves: run.completedSaves, interrupted: (await options.leftovers(target)).length > 0 };
+      const trial: CrashTrial = { lane: index, delayMs: run.delayMs, completedSaves: run.completedSaves, afterSave: run.afterSave, interrupted: (await options.leftovers(target)).length > 0 };
       try {
         trial.found = await options.identify(target);
         const allowed = [current, ...options.childStates];
