@@ -68,6 +68,35 @@ export function heldOutName(dataset: BenchDataset): string {
   return names.size === 0 ? 'all' : [...names].sort().join('+');
 }
 
+/**
+ * Question styles the answer-in-context rows are also read on, from what the held-out splits hold:
+ * no parameter is chosen on them, so they show how the defaults do on kinds of question the data
+ * was not dominated by. `non-factoid`: why / how (not how many, how long …) / the reason, purpose or
+ * importance of — in English and Arabic; `long-answer`: even the shortest gold answer is a clause
+ * (at least {@link LONG_ANSWER_WORDS} words), where elision inside the answer loses it.
+ */
+export type QuestionStyle = 'non-factoid' | 'long-answer';
+/** The shortest gold answer of a `long-answer` question has at least this many words. */
+export const LONG_ANSWER_WORDS = 8;
+const NON_FACTOID = [
+  /\b(why|explain|describe)\b/iu,
+  /\bhow\b(?!\s+(many|much|long|old|far|big|tall|often|large|high|deep|wide|fast|heavy|small|early|late|soon|tall))/iu,
+  /\bwhat\s+(is|are|was|were)\s+the\s+(reason|reasons|purpose|cause|causes|importance|significance|role|effect|effects)\b/iu,
+  // Arabic, after normalizeForAnswerMatch (alef forms unified, diacritics and tatweel removed)
+  /(^|[^\p{L}])(لماذا|لم|كيف|اشرح|وضح)(?![\p{L}])/u,
+  /(^|[^\p{L}])ما\s+(هو\s+|هي\s+)?(سبب|اسباب|اهمية|الهدف|هدف|الغرض|دور|اثر|فايدة|فائدة)(?![\p{L}])/u,
+];
+
+/** The styles of one question ({@link QuestionStyle}); most questions have none. */
+export function questionStyles(text: string, answers: readonly string[]): QuestionStyle[] {
+  const styles: QuestionStyle[] = [];
+  const question = normalizeForAnswerMatch(text);
+  if (NON_FACTOID.some((pattern) => pattern.test(question))) styles.push('non-factoid');
+  const words = answers.map((answer) => answer.split(/\s+/u).filter(Boolean).length);
+  if (words.length > 0 && Math.min(...words) >= LONG_ANSWER_WORDS) styles.push('long-answer');
+  return styles;
+}
+
 /** Queries of a dataset that have answers, by split group. */
 export function answeredQueries(dataset: BenchDataset): Record<SplitGroup, BenchDataset['queries']> {
   const groups: Record<SplitGroup, BenchDataset['queries']> = { train: [], 'held-out': [] };

@@ -6,7 +6,7 @@ import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
 import { SmartContextComposer } from '@zerda/composer';
-import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, answerDepth, answeredQueries, guaranteedLead, naiveAnswerRate } from './answer-context.js';
+import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, LONG_ANSWER_WORDS, answerDepth, answeredQueries, guaranteedLead, naiveAnswerRate, questionStyles } from './answer-context.js';
 import { datasetsDirectory, listDatasets, loadDataset } from './datasets.js';
 import { ENGINE_BENCH_CONFIG } from './jobs.js';
 import { documentsToChunks } from './systems/zerda-systems.js';
@@ -80,5 +80,25 @@ describe('guaranteedLead: the lead a lead share keeps, recomputed for the bound'
       const { context } = new SmartContextComposer({}, { policy: { share: 0.5, confidentShare: 0.5 } }).compose(chunks as never, { budget, analysis });
       for (const line of guaranteedLead(texts, 0.5 * budget, charCounter, frame).split('\n')) expect(context).toContain(line);
     }
+  });
+});
+
+describe('questionStyles (the slices the answer-in-context rows are also read on)', () => {
+  it('finds non-factoid questions in English and Arabic, whatever the diacritics, tatweel and alef forms', () => {
+    for (const question of ['Why did the Roman Empire fall?', 'How does photosynthesis work?', 'What was the purpose of the wall?', 'لماذا سقطت الدولة؟', 'لِمَاذَا سقطت الدولة؟', 'كيـــف تعمل الخلية؟', 'ما هي أسباب الحرب؟', 'ما هي اسباب الحرب؟', 'ما أهمية النهر؟', 'Explain why, في الأندلس؟']) {
+      expect(questionStyles(question, ['x'])).toContain('non-factoid');
+    }
+    for (const question of ['How many moons does Mars have?', 'How long is the Nile?', 'When was Rome founded?', 'كم عدد سكان القاهرة؟', 'متى ولد المتنبي؟', 'من هو مؤسس الدولة؟', 'Who showed them the way?']) {
+      expect(questionStyles(question, ['x'])).not.toContain('non-factoid');
+    }
+  });
+
+  it('calls an answer long when even its shortest gold string is a clause', () => {
+    const clause = 'the wall kept the northern tribes out of the province';
+    expect(clause.split(' ').length).toBeGreaterThanOrEqual(LONG_ANSWER_WORDS);
+    expect(questionStyles('When?', [clause])).toEqual(['long-answer']);
+    expect(questionStyles('When?', [clause, 'in 122 AD'])).toEqual([]);
+    expect(questionStyles('متى؟', ['حمزة خاشقجي ولد في المدينة المنورة ، وتوفي في إسطنبول عام 2018'])).toEqual(['long-answer']);
+    expect(questionStyles('When?', [])).toEqual([]);
   });
 });

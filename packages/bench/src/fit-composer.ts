@@ -16,7 +16,7 @@ import type { ContextEngine as ContextEngineType } from '@zerda/context';
 import { KeywordRetriever } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
-import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, ANSWER_WIDE_DEPTH, AnswerTally, answerDepth, answeredQueries, heldOutName, naiveAnswerRate, oracleRateAt, oracleRates, type SplitGroup } from './answer-context.js';
+import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, ANSWER_WIDE_DEPTH, AnswerTally, answerDepth, answeredQueries, heldOutName, naiveAnswerRate, oracleRateAt, oracleRates, questionStyles, type QuestionStyle, type SplitGroup } from './answer-context.js';
 import { datasetsDirectory, listDatasets, loadDataset } from './datasets.js';
 import { benchEngine, captureCandidates, fitSentenceModel, type ComposerLike, type TrainingSet } from './composer-fitting.js';
 import { repositoryRoot } from './paths.js';
@@ -112,21 +112,30 @@ for (const dataset of datasets) {
     const queries = groups[group].slice(0, limit);
     if (queries.length === 0) continue;
     const oracle = oracleRates(dataset, run, queries);
+    const styles = new Map(queries.map((query) => [query.id, questionStyles(query.text, dataset.answers!.get(query.id)!)]));
     const label = group === 'train' ? 'train' : heldOutName(dataset);
     console.log(`\n${dataset.name} ${label} (${queries.length} questions): oracle top 10 ${percent(oracle.topDepth)}%, top 1 ${percent(oracle.top1)}%`);
     for (const { unit, label: unitLabel, budgets, counter } of units) {
       const engine = await engineWith(new SmartContextComposer(composerConfig, { sentenceModel: model }), counter);
       await engine.index(documentsToChunks(dataset.documents));
+      const styleTallies = new Map<QuestionStyle, AnswerTally>();
       const engineRate = async (budget: number): Promise<number> => {
         const tally = new AnswerTally();
+        styleTallies.clear();
         for (const query of queries) {
           const result = await engine.run(query.text, { overrideBudget: budget, useHistory: false, recordTurn: false, maxChunks: answerDepth(unit, budget) });
           if (counter(result.context) > budget) throw new Error(`context over budget ${budget} for ${query.id}`);
-          tally.add(result.context, dataset.answers!.get(query.id)!);
+          const answers = dataset.answers!.get(query.id)!;
+          tally.add(result.context, answers);
+          for (const style of styles.get(query.id) ?? []) {
+            if (!styleTallies.has(style)) styleTallies.set(style, new AnswerTally());
+            styleTallies.get(style)!.add(result.context, answers);
+          }
         }
         return tally.rate;
       };
       const cells: string[] = [];
+      const styleCells = new Map<QuestionStyle, string[]>();
       const rates = new Map<number, number>();
       for (const budget of budgets) {
         const rate = await engineRate(budget);
@@ -134,8 +143,15 @@ for (const dataset of datasets) {
         const naive = naiveAnswerRate(dataset, run, queries, budget, counter);
         const ceiling = oracleRateAt(dataset, run, queries, budget, counter, answerDepth(unit, budget));
         cells.push(`@${budget} ${percent(rate)} vs ${percent(naive)} (${rate >= naive ? '+' : ''}${percent(rate - naive)}; oracle ${percent(ceiling)})`);
+        for (const [style, tally] of styleTallies) {
+          const sliced = queries.filter((query) => styles.get(query.id)?.includes(style));
+          const styleNaive = naiveAnswerRate(dataset, run, sliced, budget, counter);
+          if (!styleCells.has(style)) styleCells.set(style, []);
+          styleCells.get(style)!.push(`@${budget} ${percent(tally.rate)} vs ${percent(styleNaive)} (${tally.rate >= styleNaive ? '+' : ''}${percent(tally.rate - styleNaive)})`);
+        }
       }
       console.log(`  ${unitLabel}: ${cells.join(' · ')}`);
+      for (const [style, styleRow] of styleCells) console.log(`    ${style} (${queries.filter((query) => styles.get(query.id)?.includes(style)).length}): ${styleRow.join(' · ')}`);
       if (unit !== 'tokens') continue;
       // The token saving: the smallest budget reaching naive packing's rate at 2,000 and 4,000 tokens.
       const savings: string[] = [];

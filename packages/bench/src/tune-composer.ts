@@ -16,7 +16,8 @@
  * per question at the two largest budgets of each unit), `--compare '[{…}]'` (with `--lodo`: fixed
  * policies also read on each held-out dataset with the fold's model), `--choose` (one policy for the
  * defaults: chosen on the train splits of every dataset that has one, read on the held-out splits with
- * what its lead share guarantees; `--min-share s` admits only candidates whose lead share is at least s).
+ * what its lead share guarantees; `--min-share s` admits only candidates whose lead share is at least s),
+ * `--style non-factoid|long-answer` (only questions of that style, see `questionStyles`).
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -25,7 +26,7 @@ import { KeywordRetriever } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import { answerInContext } from '@zerda/retriever';
-import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, answeredQueries, guaranteedLead, naiveAnswerRate, type SplitGroup } from './answer-context.js';
+import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, answeredQueries, guaranteedLead, naiveAnswerRate, questionStyles, type QuestionStyle, type SplitGroup } from './answer-context.js';
 import { captureCandidates, fitSentenceModel, relevantIds, type Captured, type TrainingSet } from './composer-fitting.js';
 import { auditContext, packNaively } from './context-metrics.js';
 import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset } from './datasets.js';
@@ -202,8 +203,11 @@ async function main(): Promise<void> {
       choose: { type: 'boolean', default: false },
       'min-share': { type: 'string', default: '0' },
       compare: { type: 'string' },
+      style: { type: 'string' },
     },
   });
+  const style = values.style as QuestionStyle | undefined;
+  if (style !== undefined && style !== 'non-factoid' && style !== 'long-answer') throw new Error(`--style: non-factoid or long-answer, not ${style}`);
   const compared = values.compare ? (JSON.parse(values.compare) as Array<Partial<CompositionPolicy>>).map((policy) => ({ ...COMPOSITION_POLICY, ...policy })) : [];
   const extraConfig = values.config ? (JSON.parse(values.config) as Record<string, unknown>) : {};
   const limit = values.queries === undefined ? Infinity : Number(values.queries);
@@ -228,7 +232,9 @@ async function main(): Promise<void> {
   const prepare = async (dataset: BenchDataset, split: SplitGroup | 'all', queryLimit = limit): Promise<Prepared> => {
     const groups = answeredQueries(dataset);
     const measure = dataset.answers && dataset.answers.size > 0 ? 'answers' : 'gold';
-    const queries = (measure === 'gold' ? dataset.queries : split === 'all' ? [...groups.train, ...groups['held-out']] : groups[split]).slice(0, queryLimit);
+    const all = measure === 'gold' ? dataset.queries : split === 'all' ? [...groups.train, ...groups['held-out']] : groups[split];
+    // `--style`: only the questions of that style (see questionStyles), for reading a policy on them.
+    const queries = (style === undefined || measure === 'gold' ? all : all.filter((query) => questionStyles(query.text, dataset.answers!.get(query.id)!).includes(style))).slice(0, queryLimit);
     const keyword = new KeywordRetriever();
     await keyword.index(documentsToChunks(dataset.documents));
     const run: Record<string, string[]> = {};
