@@ -32,21 +32,30 @@ describe('evidence composition: a query that asks no question', () => {
   ] as const) {
     it(`${language}: every passage keeps at least a tenth of the budget, and the context spreads over more documents than a question's`, () => {
       const composer = new SmartContextComposer();
-      const budget = 300;
-      const claimResult = composer.compose(chunksOf(texts), { budget, analysis: asking(claim, 'other') });
-      const questionResult = composer.compose(chunksOf(texts), { budget, analysis: asking(claim, 'factual') });
-      expect(charCounter(claimResult.context)).toBeLessThanOrEqual(budget);
-      for (const used of claimResult.chunks) {
-        const whole = charCounter(used.chunk.text);
-        expect(Math.min(whole, charCounter(used.keptText.replace(/ \[…\] /gu, ' ')))).toBeGreaterThanOrEqual(Math.min(whole, budget / 10));
-      }
-      expect(claimResult.chunks.length).toBeGreaterThan(questionResult.chunks.length);
-      // Turned off, a claim is composed like a question.
       const off = new SmartContextComposer({ evidence: { minChunkShare: 0, spread: 1 } });
-      expect(off.compose(chunksOf(texts), { budget, analysis: asking(claim, 'other') }).context).toBe(questionResult.context);
+      let claimDocuments = 0;
+      let questionDocuments = 0;
+      for (const budget of [300, 400, 500, 600]) {
+        const claimResult = composer.compose(chunksOf(texts), { budget, analysis: asking(claim, 'other') });
+        const questionResult = composer.compose(chunksOf(texts), { budget, analysis: asking(claim, 'factual') });
+        expect(charCounter(claimResult.context)).toBeLessThanOrEqual(budget);
+        for (const used of claimResult.chunks) {
+          const whole = charCounter(used.chunk.text);
+          expect(Math.min(whole, charCounter(used.keptText.replace(/ \[…\] /gu, ' ')))).toBeGreaterThanOrEqual(Math.min(whole, budget / 10));
+        }
+        // Never fewer documents than the question's composition, and more over the budgets together.
+        expect(claimResult.chunks.length).toBeGreaterThanOrEqual(questionResult.chunks.length);
+        claimDocuments += claimResult.chunks.length;
+        questionDocuments += questionResult.chunks.length;
+        // Turned off, a claim is composed like a question.
+        expect(off.compose(chunksOf(texts), { budget, analysis: asking(claim, 'other') }).context).toBe(questionResult.context);
+      }
+      expect(claimDocuments).toBeGreaterThan(questionDocuments);
     });
   }
+});
 
+describe('evidence composition: budgets in tokens and bad settings', () => {
   it('converts the minimum into characters at each chunk’s own rate when the budget is in tokens', () => {
     const composer = new SmartContextComposer({ evidence: { minChunkShare: 0.3, spread: 1 } });
     const budget = 200;

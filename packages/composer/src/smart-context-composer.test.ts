@@ -325,13 +325,17 @@ describe('query-focused compression', () => {
   it('uses embeddings when the query embedding and chunk embeddings are given', () => {
     const first = scored('first#0', ENGLISH_FRANCE, { embedding: [1, 0, 0] });
     const second = scored('second#0', ENGLISH_GERMANY, { embedding: [0, 1, 0] });
-    const composer = new SmartContextComposer();
+    // The value fit without a margin over lead packing (the default margin keeps lead packing when
+    // no sentence holds a query term, as here: the model is never that sure).
+    const composer = new SmartContextComposer({}, { policy: { margin: 0 } });
     // Room for one opening only; no query term occurs in either chunk.
     const analysis = analysisOf('zzzz');
     const withEmbedding = composer.compose([first, second], { budget: 70, analysis, queryEmbedding: [0, 1, 0] });
     expect(withEmbedding.chunks.map((chunk) => chunk.chunk.id)).toEqual(['second#0']);
     const withoutMatch = composer.compose([first, second], { budget: 70, analysis, queryEmbedding: [1, 0, 0] });
     expect(withoutMatch.chunks.map((chunk) => chunk.chunk.id)).toEqual(['first#0']);
+    // At the defaults the ranking's lead stays.
+    expect(new SmartContextComposer().compose([first, second], { budget: 70, analysis, queryEmbedding: [0, 1, 0] }).chunks.map((chunk) => chunk.chunk.id)).toEqual(['first#0']);
   });
 
   it('uses the analyzer given to the constructor for sentence terms', () => {

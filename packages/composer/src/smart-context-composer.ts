@@ -77,7 +77,7 @@ export type { CompositionPolicy } from './composition-policy.js';
  * more likely to hold the answer. Chosen on the train splits of ARCD and TyDi-en (`tune-composer
  * --choose`; see the README and BENCHMARKS.md).
  */
-export const COMPOSITION_POLICY: Readonly<CompositionPolicy> = { share: 0.15, confidentShare: 0.15, confidence: 0.5, margin: 0.03, measure: 'presence', continuation: 0, bridge: 0 };
+export const COMPOSITION_POLICY: Readonly<CompositionPolicy> = { share: 0.5, confidentShare: 0.15, confidence: 0.5, margin: 0.03, measure: 'presence', continuation: 0, bridge: 0.6 };
 
 /** Per-call options of {@link SmartContextComposer.compose}: the interface's options plus overrides of the configuration. */
 export interface SmartComposeOptions extends ComposeOptions {
