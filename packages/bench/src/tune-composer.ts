@@ -17,7 +17,8 @@
  * policies also read on each held-out dataset with the fold's model), `--choose` (one policy for the
  * defaults: chosen on the train splits of every dataset that has one, read on the held-out splits with
  * what its lead share guarantees; `--min-share s` admits only candidates whose lead share is at least s),
- * `--style non-factoid|long-answer` (only questions of that style, see `questionStyles`).
+ * `--style non-factoid|long-answer` (only questions of that style, see `questionStyles`), `--choose-styles`
+ * (with `--choose`: each style's train questions are scored as a set of their own besides the whole split).
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -36,7 +37,8 @@ import { documentsToChunks } from './systems/zerda-systems.js';
 /** One dataset's questions of one split group, captured, with its BM25 top 10 for the naive floor. */
 interface Prepared {
   dataset: BenchDataset;
-  split: SplitGroup | 'all';
+  /** The split group, with the question style when only one style's questions are held (`train non-factoid`). */
+  split: string;
   queries: BenchDataset['queries'];
   captured: Map<string, Captured>;
   run: Record<string, string[]>;
@@ -97,11 +99,15 @@ export function naiveRates(prepared: Prepared, cells: readonly Cell[]): number[]
 /**
  * How a policy is scored on datasets it may be chosen on: the mean gain over the floor across
  * budgets, minus three times the worst loss (a policy that falls below naive anywhere pays for it).
+ * With `questions` (how many the rates were measured on), a loss of one question is noise and costs
+ * nothing: on a slice of 35 questions one question moves a rate by 2.9 points, and paying three
+ * times that for it would choose by chance.
  */
-export function policyScore(deltas: readonly number[]): number {
+export function policyScore(deltas: readonly number[], questions = Infinity): number {
   if (deltas.length === 0) return 0;
   const mean = deltas.reduce((sum, delta) => sum + delta, 0) / deltas.length;
-  return mean + 3 * Math.min(0, ...deltas);
+  const noise = Number.isFinite(questions) && questions > 0 ? 1 / questions + 1e-9 : 0;
+  return mean + 3 * Math.min(0, Math.min(...deltas) + noise);
 }
 
 /**
@@ -132,7 +138,7 @@ export function leadLossBound(prepared: Prepared, cells: readonly Cell[], share:
 const SCORE_TIE = 1e-6;
 
 interface ChooseTools {
-  prepare: (dataset: BenchDataset, split: SplitGroup | 'all', queryLimit?: number) => Promise<Prepared>;
+  prepare: (dataset: BenchDataset, split: SplitGroup | 'all', queryLimit?: number, only?: QuestionStyle) => Promise<Prepared>;
   deltasOf: (prepared: Prepared, model: SentenceModel, policy: CompositionPolicy, naive: number[]) => number[];
   table: (label: string, prepared: Prepared, rates: number[], naive: number[]) => void;
   cells: readonly Cell[];
@@ -145,21 +151,25 @@ interface ChooseTools {
  * what its lead share guarantees ({@link leadLossBound}). At an equal score the larger guaranteed lead
  * share wins (the stronger floor for the same measured gain).
  */
-async function choose(datasets: readonly BenchDataset[], policies: readonly CompositionPolicy[], tools: ChooseTools): Promise<void> {
+async function choose(datasets: readonly BenchDataset[], policies: readonly CompositionPolicy[], tools: ChooseTools, styles: readonly QuestionStyle[] = []): Promise<void> {
   const { prepare, deltasOf, table, cells } = tools;
   const train: Array<{ prepared: Prepared; naive: number[] }> = [];
   for (const dataset of datasets) {
     if (!dataset.answers || dataset.answers.size === 0) continue;
-    const prepared = await prepare(dataset, 'train');
-    train.push({ prepared, naive: naiveRates(prepared, cells) });
+    // The train split, then (`--choose-styles`) each style's questions of it scored on their own, so
+    // that a policy losing to naive packing on one kind of question pays for it.
+    for (const only of [undefined, ...styles]) {
+      const prepared = await prepare(dataset, 'train', undefined, only);
+      if (prepared.queries.length > 0) train.push({ prepared, naive: naiveRates(prepared, cells) });
+    }
   }
   let best: { policy: CompositionPolicy; score: number } | undefined;
   for (const policy of policies) {
     let score = 0;
     for (const { prepared, naive } of train) {
       const deltas = deltasOf(prepared, SENTENCE_MODEL, policy, naive);
-      score += policyScore(deltas);
-      table(`${JSON.stringify(policy)} score ${policyScore(deltas).toFixed(4)}`, prepared, deltas.map((delta, index) => delta + naive[index]!), naive);
+      score += policyScore(deltas, prepared.queries.length);
+      table(`${JSON.stringify(policy)} score ${policyScore(deltas, prepared.queries.length).toFixed(4)}`, prepared, deltas.map((delta, index) => delta + naive[index]!), naive);
     }
     console.log(`${JSON.stringify(policy)} total score ${score.toFixed(4)}`);
     // At an equal score the stronger guarantee wins: the larger lead share kept verbatim.
@@ -167,7 +177,7 @@ async function choose(datasets: readonly BenchDataset[], policies: readonly Comp
     if (!best || score > best.score + SCORE_TIE || (score >= best.score - SCORE_TIE && guaranteed(policy) > guaranteed(best.policy))) best = { policy, score };
   }
   if (!best) throw new Error('no candidate policy (see --policies and --min-share)');
-  console.log(`chosen on ${train.map(({ prepared }) => `${prepared.dataset.name} train (${prepared.queries.length})`).join(' + ')}: ${JSON.stringify(best.policy)}`);
+  console.log(`chosen on ${train.map(({ prepared }) => `${prepared.dataset.name} ${prepared.split} (${prepared.queries.length})`).join(' + ')}: ${JSON.stringify(best.policy)}`);
   const percent = (value: number) => (100 * value).toFixed(1);
   for (const dataset of datasets) {
     const prepared = await prepare(dataset, 'held-out', Infinity);
@@ -204,6 +214,7 @@ async function main(): Promise<void> {
       'min-share': { type: 'string', default: '0' },
       compare: { type: 'string' },
       style: { type: 'string' },
+      'choose-styles': { type: 'boolean', default: false },
     },
   });
   const style = values.style as QuestionStyle | undefined;
@@ -229,18 +240,18 @@ async function main(): Promise<void> {
         ),
       );
 
-  const prepare = async (dataset: BenchDataset, split: SplitGroup | 'all', queryLimit = limit): Promise<Prepared> => {
+  const prepare = async (dataset: BenchDataset, split: SplitGroup | 'all', queryLimit = limit, only = style): Promise<Prepared> => {
     const groups = answeredQueries(dataset);
     const measure = dataset.answers && dataset.answers.size > 0 ? 'answers' : 'gold';
     const all = measure === 'gold' ? dataset.queries : split === 'all' ? [...groups.train, ...groups['held-out']] : groups[split];
     // `--style`: only the questions of that style (see questionStyles), for reading a policy on them.
-    const queries = (style === undefined || measure === 'gold' ? all : all.filter((query) => questionStyles(query.text, dataset.answers!.get(query.id)!).includes(style))).slice(0, queryLimit);
+    const queries = (only === undefined || measure === 'gold' ? all : all.filter((query) => questionStyles(query.text, dataset.answers!.get(query.id)!).includes(only))).slice(0, queryLimit);
     const keyword = new KeywordRetriever();
     await keyword.index(documentsToChunks(dataset.documents));
     const run: Record<string, string[]> = {};
     for (const query of queries) run[query.id] = (await keyword.retrieve(query.text, { topK: 10 })).map((hit) => hit.chunk.docId);
     const captured = await captureCandidates(dataset, queries, extraConfig, depth > 10 ? depth : undefined);
-    return { dataset, split: measure === 'gold' ? 'all' : split, queries, captured, run, measure };
+    return { dataset, split: measure === 'gold' ? 'all' : only === undefined ? split : `${split} ${only}`, queries, captured, run, measure };
   };
   const percent = (value: number) => (100 * value).toFixed(1);
   const table = (label: string, prepared: Prepared, rates: number[], naive: number[]) => {
@@ -252,7 +263,7 @@ async function main(): Promise<void> {
 
   const datasets = names.map((name) => loadDataset(join(directory, name)));
   if (values.choose) {
-    await choose(datasets, policies.filter((policy) => Math.min(policy.share, policy.confidentShare) >= Number(values['min-share'])), { prepare, deltasOf, table, cells });
+    await choose(datasets, policies.filter((policy) => Math.min(policy.share, policy.confidentShare) >= Number(values['min-share'])), { prepare, deltasOf, table, cells }, values['choose-styles'] ? ['non-factoid', 'long-answer'] : []);
     return;
   }
   if (!values.lodo) {
@@ -261,7 +272,7 @@ async function main(): Promise<void> {
       const naive = naiveRates(prepared, cells);
       for (const policy of policies) {
         const deltas = deltasOf(prepared, SENTENCE_MODEL, policy, naive);
-        table(`${JSON.stringify(policy)} score ${policyScore(deltas).toFixed(4)}`, prepared, deltas.map((delta, index) => delta + naive[index]!), naive);
+        table(`${JSON.stringify(policy)} score ${policyScore(deltas, prepared.queries.length).toFixed(4)}`, prepared, deltas.map((delta, index) => delta + naive[index]!), naive);
       }
     }
     return;
@@ -291,7 +302,7 @@ async function main(): Promise<void> {
       let score = 0;
       for (const dataset of others) {
         const prepared = training.get(dataset.name)!;
-        score += policyScore(deltasOf(prepared, model, policy, naiveRates(prepared, cells)));
+        score += policyScore(deltasOf(prepared, model, policy, naiveRates(prepared, cells)), prepared.queries.length);
       }
       if (!best || score > best.score) best = { policy, score };
     }
