@@ -80,7 +80,7 @@ export type QuestionStyle = 'non-factoid' | 'long-answer';
 export const LONG_ANSWER_WORDS = 8;
 const NON_FACTOID = [
   /\b(why|explain|describe)\b/iu,
-  /\bhow\b(?!\s+(many|much|long|old|far|big|tall|often|large|high|deep|wide|fast|heavy|small|early|late|soon|tall))/iu,
+  /\bhow\b(?!\s+(many|much|long|old|far|big|tall|often|large|high|deep|wide|fast|heavy|small|early|late|soon))/iu,
   /\bwhat\s+(is|are|was|were)\s+the\s+(reason|reasons|purpose|cause|causes|importance|significance|role|effect|effects)\b/iu,
   // Arabic, after normalizeForAnswerMatch (alef forms unified, diacritics and tatweel removed)
   /(^|[^\p{L}])(لماذا|لم|كيف|اشرح|وضح)(?![\p{L}])/u,
@@ -95,6 +95,18 @@ export function questionStyles(text: string, answers: readonly string[]): Questi
   const words = answers.map((answer) => answer.split(/\s+/u).filter(Boolean).length);
   if (words.length > 0 && Math.min(...words) >= LONG_ANSWER_WORDS) styles.push('long-answer');
   return styles;
+}
+
+/** The questions of each style among `queries` (styles no question has are absent), in their order. */
+export function styleSlices(dataset: BenchDataset, queries: BenchDataset['queries']): Map<QuestionStyle, BenchDataset['queries']> {
+  const slices = new Map<QuestionStyle, BenchDataset['queries']>();
+  for (const query of queries) {
+    for (const style of questionStyles(query.text, dataset.answers?.get(query.id) ?? [])) {
+      if (!slices.has(style)) slices.set(style, []);
+      slices.get(style)!.push(query);
+    }
+  }
+  return slices;
 }
 
 /** Queries of a dataset that have answers, by split group. */

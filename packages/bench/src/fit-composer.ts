@@ -16,8 +16,8 @@ import type { ContextEngine as ContextEngineType } from '@zerda/context';
 import { KeywordRetriever } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
-import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, ANSWER_WIDE_DEPTH, AnswerTally, answerDepth, answeredQueries, heldOutName, naiveAnswerRate, oracleRateAt, oracleRates, questionStyles, type QuestionStyle, type SplitGroup } from './answer-context.js';
-import { datasetsDirectory, listDatasets, loadDataset } from './datasets.js';
+import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, ANSWER_WIDE_DEPTH, AnswerTally, answerDepth, answeredQueries, heldOutName, naiveAnswerRate, oracleRateAt, oracleRates, styleSlices, type SplitGroup } from './answer-context.js';
+import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset } from './datasets.js';
 import { benchEngine, captureCandidates, fitSentenceModel, type ComposerLike, type TrainingSet } from './composer-fitting.js';
 import { repositoryRoot } from './paths.js';
 import { documentsToChunks } from './systems/zerda-systems.js';
@@ -112,46 +112,47 @@ for (const dataset of datasets) {
     const queries = groups[group].slice(0, limit);
     if (queries.length === 0) continue;
     const oracle = oracleRates(dataset, run, queries);
-    const styles = new Map(queries.map((query) => [query.id, questionStyles(query.text, dataset.answers!.get(query.id)!)]));
+    const slices = styleSlices(dataset, queries);
     const label = group === 'train' ? 'train' : heldOutName(dataset);
     console.log(`\n${dataset.name} ${label} (${queries.length} questions): oracle top 10 ${percent(oracle.topDepth)}%, top 1 ${percent(oracle.top1)}%`);
     for (const { unit, label: unitLabel, budgets, counter } of units) {
       const engine = await engineWith(new SmartContextComposer(composerConfig, { sentenceModel: model }), counter);
       await engine.index(documentsToChunks(dataset.documents));
-      const styleTallies = new Map<QuestionStyle, AnswerTally>();
-      const engineRate = async (budget: number): Promise<number> => {
-        const tally = new AnswerTally();
-        styleTallies.clear();
+      // Each question's context at a budget, so that the whole split and each style slice are tallied from one run.
+      const contextsAt = async (budget: number): Promise<Map<string, string>> => {
+        const contexts = new Map<string, string>();
         for (const query of queries) {
           const result = await engine.run(query.text, { overrideBudget: budget, useHistory: false, recordTurn: false, maxChunks: answerDepth(unit, budget) });
           if (counter(result.context) > budget) throw new Error(`context over budget ${budget} for ${query.id}`);
-          const answers = dataset.answers!.get(query.id)!;
-          tally.add(result.context, answers);
-          for (const style of styles.get(query.id) ?? []) {
-            if (!styleTallies.has(style)) styleTallies.set(style, new AnswerTally());
-            styleTallies.get(style)!.add(result.context, answers);
-          }
+          contexts.set(query.id, result.context);
         }
+        return contexts;
+      };
+      const rateOf = (contexts: ReadonlyMap<string, string>, asked: BenchDataset['queries']): number => {
+        const tally = new AnswerTally();
+        for (const query of asked) tally.add(contexts.get(query.id)!, dataset.answers!.get(query.id)!);
         return tally.rate;
       };
+      const engineRate = async (budget: number): Promise<number> => rateOf(await contextsAt(budget), queries);
+      const signed = (delta: number) => `${delta >= 0 ? '+' : ''}${percent(delta)}`;
       const cells: string[] = [];
-      const styleCells = new Map<QuestionStyle, string[]>();
+      const styleCells = new Map([...slices.keys()].map((style) => [style, [] as string[]]));
       const rates = new Map<number, number>();
       for (const budget of budgets) {
-        const rate = await engineRate(budget);
+        const contexts = await contextsAt(budget);
+        const rate = rateOf(contexts, queries);
         rates.set(budget, rate);
         const naive = naiveAnswerRate(dataset, run, queries, budget, counter);
         const ceiling = oracleRateAt(dataset, run, queries, budget, counter, answerDepth(unit, budget));
-        cells.push(`@${budget} ${percent(rate)} vs ${percent(naive)} (${rate >= naive ? '+' : ''}${percent(rate - naive)}; oracle ${percent(ceiling)})`);
-        for (const [style, tally] of styleTallies) {
-          const sliced = queries.filter((query) => styles.get(query.id)?.includes(style));
+        cells.push(`@${budget} ${percent(rate)} vs ${percent(naive)} (${signed(rate - naive)}; oracle ${percent(ceiling)})`);
+        for (const [style, sliced] of slices) {
+          const styleRate = rateOf(contexts, sliced);
           const styleNaive = naiveAnswerRate(dataset, run, sliced, budget, counter);
-          if (!styleCells.has(style)) styleCells.set(style, []);
-          styleCells.get(style)!.push(`@${budget} ${percent(tally.rate)} vs ${percent(styleNaive)} (${tally.rate >= styleNaive ? '+' : ''}${percent(tally.rate - styleNaive)})`);
+          styleCells.get(style)!.push(`@${budget} ${percent(styleRate)} vs ${percent(styleNaive)} (${signed(styleRate - styleNaive)})`);
         }
       }
       console.log(`  ${unitLabel}: ${cells.join(' · ')}`);
-      for (const [style, styleRow] of styleCells) console.log(`    ${style} (${queries.filter((query) => styles.get(query.id)?.includes(style)).length}): ${styleRow.join(' · ')}`);
+      for (const [style, styleRow] of styleCells) console.log(`    ${style} (${slices.get(style)!.length}): ${styleRow.join(' · ')}`);
       if (unit !== 'tokens') continue;
       // The token saving: the smallest budget reaching naive packing's rate at 2,000 and 4,000 tokens.
       const savings: string[] = [];

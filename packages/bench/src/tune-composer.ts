@@ -240,17 +240,29 @@ async function main(): Promise<void> {
         ),
       );
 
+  const keywords = new Map<string, KeywordRetriever>();
+  const capturedByDataset = new Map<string, Map<string, Captured>>();
   const prepare = async (dataset: BenchDataset, split: SplitGroup | 'all', queryLimit = limit, only = style): Promise<Prepared> => {
     const groups = answeredQueries(dataset);
     const measure = dataset.answers && dataset.answers.size > 0 ? 'answers' : 'gold';
     const all = measure === 'gold' ? dataset.queries : split === 'all' ? [...groups.train, ...groups['held-out']] : groups[split];
     // `--style`: only the questions of that style (see questionStyles), for reading a policy on them.
     const queries = (only === undefined || measure === 'gold' ? all : all.filter((query) => questionStyles(query.text, dataset.answers!.get(query.id)!).includes(only))).slice(0, queryLimit);
-    const keyword = new KeywordRetriever();
-    await keyword.index(documentsToChunks(dataset.documents));
+    // One keyword index and one capture per question for the whole run: the sets `--choose-styles`
+    // and `--lodo` prepare overlap (a style's questions are also the split's).
+    let keyword = keywords.get(dataset.name);
+    if (!keyword) {
+      keyword = new KeywordRetriever();
+      await keyword.index(documentsToChunks(dataset.documents));
+      keywords.set(dataset.name, keyword);
+    }
     const run: Record<string, string[]> = {};
     for (const query of queries) run[query.id] = (await keyword.retrieve(query.text, { topK: 10 })).map((hit) => hit.chunk.docId);
-    const captured = await captureCandidates(dataset, queries, extraConfig, depth > 10 ? depth : undefined);
+    const known = capturedByDataset.get(dataset.name) ?? new Map<string, Captured>();
+    capturedByDataset.set(dataset.name, known);
+    const missing = queries.filter((query) => !known.has(query.id));
+    if (missing.length > 0) for (const [id, found] of await captureCandidates(dataset, missing, extraConfig, depth > 10 ? depth : undefined)) known.set(id, found);
+    const captured = new Map(queries.flatMap((query) => (known.has(query.id) ? [[query.id, known.get(query.id)!] as const] : [])));
     return { dataset, split: measure === 'gold' ? 'all' : only === undefined ? split : `${split} ${only}`, queries, captured, run, measure };
   };
   const percent = (value: number) => (100 * value).toFixed(1);

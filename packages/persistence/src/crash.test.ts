@@ -73,3 +73,11 @@ describe('crash suite (SIGKILL during saves)', () => {
     });
   }
 });
+
+it('rejects an afterSaveEvery that is not a whole number ≥ 0, naming the field, before starting a child', async () => {
+  for (const afterSaveEvery of [-1, 2.5, Number.NaN, '10' as unknown as number]) {
+    await expect(
+      runCrashSuite({ trials: 1, directory: '/nonexistent', childScript: '/nonexistent.mjs', target: (lane) => lane, childStates: [], initialize: async () => 'a', identify: async () => 'a', resave: async () => 'a', leftovers: async () => [], afterSaveEvery }),
+    ).rejects.toMatchObject({ code: 'ZERDA_INVALID_ARGUMENT', details: { field: 'options.afterSaveEvery' } });
+  }
+});

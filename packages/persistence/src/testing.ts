@@ -3,7 +3,7 @@ import { watch } from 'node:fs';
 import { mkdir, readFile, readdir } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
-import { seededRandom } from '@zerda/types';
+import { invalidArgument, seededRandom } from '@zerda/types';
 
 /**
  * The crash suite's harness: kills a process that saves in a loop at random moments (SIGKILL, so
@@ -211,6 +211,8 @@ async function runAndKill(options: CrashSuiteOptions, target: string, delay: () 
  * committed), save again normally and check that nothing is left but the new state.
  */
 export async function runCrashSuite(options: CrashSuiteOptions): Promise<CrashSuiteReport> {
+  const every = options.afterSaveEvery;
+  if (every !== undefined && !(Number.isInteger(every) && every >= 0)) throw invalidArgument('options.afterSaveEvery', 'a whole number ≥ 0 (0: no trial waits for a completed save)', every);
   const lanes = Math.max(1, Math.min(options.concurrency ?? 2, options.trials));
   const random = seededRandom(options.seed ?? 1);
   const durations: number[] = [];
