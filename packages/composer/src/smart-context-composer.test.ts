@@ -432,17 +432,28 @@ describe('value-based fit: the sentences most likely to hold the answer', () => 
       expect(charCounter(result.context)).toBeLessThanOrEqual(200);
       return performance.now() - started;
     };
-    time(lines.slice(0, 3200));
+    const small = lines.slice(0, 3200);
+    time(small);
     time(lines);
-    // The best of five interleaved samples of each size: one sample slowed by another process must not decide.
-    let small = Number.POSITIVE_INFINITY;
-    let large = Number.POSITIVE_INFINITY;
-    for (let sample = 0; sample < 5; sample++) {
-      small = Math.min(small, time(lines.slice(0, 3200)));
-      large = Math.min(large, time(lines));
-    }
+    // A sample of the small text times ten compositions (one lasts about a millisecond, where a timer
+    // tick or a collection decides); samples of both sizes interleave and the best of each counts, so
+    // load from another process hits both alike. A ratio over the limit is measured again (up to three
+    // rounds): one noisy round must not fail a linear path, while a quadratic one (near 100) fails all.
+    const ratio = () => {
+      let smallBest = Number.POSITIVE_INFINITY;
+      let largeBest = Number.POSITIVE_INFINITY;
+      for (let sample = 0; sample < 5; sample++) {
+        let total = 0;
+        for (let run = 0; run < 10; run++) total += time(small);
+        smallBest = Math.min(smallBest, total / 10);
+        largeBest = Math.min(largeBest, time(lines));
+      }
+      return largeBest / smallBest;
+    };
+    let measured = ratio();
+    for (let round = 1; round < 3 && measured >= 15; round++) measured = Math.min(measured, ratio());
     // Ten times the text may cost at most fifteen times the time (linear, not quadratic).
-    expect(large / small).toBeLessThan(15);
+    expect(measured).toBeLessThan(15);
   });
 
   it('takes an injected sentence model and refuses a malformed one naming the weight', () => {
