@@ -57,6 +57,33 @@ describe('composition policy: the lead packing floor', () => {
     );
   });
 
+  it("with lead 'words' the context holds lead packing of share × budget up to a word boundary: the sentence the lead stops at is kept in part", () => {
+    fc.assert(
+      // Up to a share of 0.5: lead packing of the whole budget (kept where the value fit is not more
+      // likely to hold the answer) cuts its last passage at a sentence boundary when that keeps at least
+      // half of what a word-boundary cut would, so it too holds everything before half the budget.
+      fc.property(fc.array(passage, { minLength: 1, maxLength: 5 }), fc.integer({ min: 100, max: 1500 }), fc.double({ min: 0.1, max: 0.5, noNaN: true }), fc.subarray([...ENGLISH, ...ARABIC], { minLength: 1, maxLength: 4 }), (texts, budget, share, keywords) => {
+        const chunks = scored(texts);
+        const composer = new SmartContextComposer({}, { policy: { share, confidentShare: share, lead: 'words' } });
+        const { context } = composer.compose(chunks, { budget, analysis: question(keywords) });
+        expect(charCounter(context)).toBeLessThanOrEqual(budget);
+        for (const lead of leadWithin(texts, share * budget, 50, true)) expect(context).toContain(lead);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("a first sentence longer than the lead's share: 'sentences' keeps none of it, 'words' keeps its opening", () => {
+    const first = 'The Nile, the longest river of Africa, rises south of the equator and flows north through eleven countries before it reaches the Mediterranean at a wide delta. It floods every summer.';
+    const second = 'Cairo has many museums. The Egyptian Museum in Cairo holds the treasures of Tutankhamun. Cairo museums open at nine. The Coptic Museum of Cairo shows early Christian art. Cairo also has a museum of Islamic art with rare manuscripts.';
+    const analysis = question(['cairo', 'museums']);
+    // Margin 0: the value fit is used, so what differs is its lead (130 characters of a 260 budget).
+    const compose = (lead: 'sentences' | 'words') => new SmartContextComposer({}, { policy: { share: 0.5, confidentShare: 0.5, margin: 0, lead } }).compose(scored([first, second]), { budget: 260, analysis }).context;
+    expect(compose('sentences')).not.toContain('flows north');
+    expect(compose('words').startsWith('The Nile, the longest river of Africa, rises south of the equator and flows north through eleven countries')).toBe(true);
+    expect(compose('words')).toContain('Cairo has many museums. The Egyptian Museum in Cairo');
+  });
+
   it('spends the rest by value: a tight budget still finds the answer sentence after the lead', () => {
     const first = 'The river basin is long. It crosses many countries and deserts on its way. Its delta is wide and green. The Nile flows north into the sea at Alexandria.';
     const chunks = scored([first, 'Cairo is a large city with many museums and markets along its streets.']);
@@ -69,9 +96,11 @@ describe('composition policy: the lead packing floor', () => {
 
 /**
  * Whole leading sentences of `texts` in rank order within `room` characters, each passage paying the
- * default separator and entering with at least `minimum` characters (`minChunkLength`).
+ * default separator and entering with at least `minimum` characters (`minChunkLength`). With `words`,
+ * the sentence the lead stops at is kept too up to the last space within the room (an ellipsis' worth
+ * short), when that keeps `minimum` characters (20 once its passage has text kept).
  */
-function leadWithin(texts: readonly string[], room: number, minimum = 50): string[] {
+function leadWithin(texts: readonly string[], room: number, minimum = 50, words = false): string[] {
   const kept: string[] = [];
   let spent = 0;
   for (const text of texts) {
@@ -79,9 +108,22 @@ function leadWithin(texts: readonly string[], room: number, minimum = 50): strin
     let end = 0;
     let pending = charCounter('\n\n---\n\n');
     for (const [index, sentence] of sentences.entries()) {
-      pending += charCounter(sentence.text) + (index === 0 ? 0 : charCounter(text.slice(sentences[index - 1]!.end, sentence.start)));
+      const join = index === 0 ? 0 : charCounter(text.slice(sentences[index - 1]!.end, sentence.start));
+      pending += charCounter(sentence.text) + join;
       if (end === 0 && charCounter(text.slice(sentences[0]!.start, sentence.end)) < minimum && index < sentences.length - 1) continue;
-      if (spent + pending > room) return end > 0 ? [...kept, text.slice(0, end)] : kept;
+      if (spent + pending > room) {
+        if (words) {
+          // The cut starts where the lead stopped: a passage's opening, or the sentence after the last kept one.
+          const start = end === 0 ? sentences[0]!.start : sentences.find((candidate) => candidate.start >= end)!.start;
+          const frame = end === 0 ? charCounter('\n\n---\n\n') : charCounter(text.slice(end, start));
+          const left = room - spent - frame - 1;
+          const cut = [...text.slice(start)].slice(0, Math.max(0, Math.floor(left))).join('');
+          const space = cut.lastIndexOf(' ');
+          const prefix = space > 0 ? cut.slice(0, space).trimEnd() : '';
+          if (charCounter(prefix) >= (end === 0 ? minimum : 20)) return [...kept, text.slice(0, start) + prefix];
+        }
+        return end > 0 ? [...kept, text.slice(0, end)] : kept;
+      }
       spent += pending;
       pending = 0;
       end = sentence.end;
@@ -145,6 +187,7 @@ describe('composition policy: defaults', () => {
   it('defaults are documented values in [0, 1]', () => {
     for (const [key, value] of Object.entries(COMPOSITION_POLICY)) {
       if (key === 'measure') expect(['presence', 'sum']).toContain(value);
+      else if (key === 'lead') expect(['sentences', 'words']).toContain(value);
       else expect(value as number).toBeGreaterThanOrEqual(0), expect(value as number).toBeLessThanOrEqual(1);
     }
   });
@@ -157,6 +200,7 @@ describe('composition policy: validation', () => {
     expect(() => new SmartContextComposer({}, { policy: { measure: 'mean' as never } })).toThrow(/options\.policy\.measure/);
     expect(() => new SmartContextComposer({}, { policy: { spread: 1 } as never })).toThrow(/options\.policy\.spread/);
     expect(() => new SmartContextComposer({}, { policy: 'lead' as never })).toThrow(/options\.policy/);
+    expect(() => new SmartContextComposer({}, { policy: { lead: 'clauses' as never } })).toThrow(/options\.policy\.lead.*"sentences" or "words"/);
   });
 });
 

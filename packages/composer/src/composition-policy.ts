@@ -29,4 +29,10 @@ export interface CompositionPolicy {
    * so a run whose neighbours score high is not elided in the middle, [0, 1].
    */
   bridge: number;
+  /**
+   * Where the lead ends: at the last whole sentence that fits in its share (`sentences`), or at the
+   * last whole word (`words`: the sentence it stops at is kept up to a word boundary, so a first
+   * sentence longer than the share does not leave the lead empty).
+   */
+  lead: 'sentences' | 'words';
 }

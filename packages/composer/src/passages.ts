@@ -14,6 +14,8 @@ export interface Candidate {
 export interface KeptSpan {
   start: number;
   end: number;
+  /** Appended after this span when it is cut inside a sentence and is not the chunk's last span (the last one takes `FittedChunk.ellipsis`). */
+  ellipsis?: string;
 }
 
 /** How much of a candidate the context keeps. */
@@ -131,7 +133,7 @@ export function renderGroup(group: readonly FittedChunk[], gapMarker: string): s
     }
     const last = fitted.spans.length - 1;
     fitted.spans.forEach((span, index) =>
-      placed.push({ start: offset + span.start, end: offset + span.end, ellipsis: index === last ? fitted.ellipsis : '' }),
+      placed.push({ start: offset + span.start, end: offset + span.end, ellipsis: index === last ? fitted.ellipsis : (span.ellipsis ?? '') }),
     );
     previous = chunk;
   }
@@ -217,7 +219,7 @@ export function arrangePassages(fitted: readonly FittedChunk[], ordering: Orderi
       texts = new Map();
       textCache.set(item.candidate, texts);
     }
-    const key = `${item.ellipsis}|${item.spans.map((span) => `${span.start}-${span.end}`).join(',')}`;
+    const key = `${item.ellipsis}|${item.spans.map((span) => `${span.start}-${span.end}${span.ellipsis ?? ''}`).join(',')}`;
     let text = texts.get(key);
     if (text === undefined) {
       text = renderGroup(group, gapMarker);

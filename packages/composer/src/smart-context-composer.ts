@@ -72,12 +72,13 @@ export interface SmartContextComposerOptions {
 export type { CompositionPolicy } from './composition-policy.js';
 
 /**
- * The default policy: every question's context keeps lead packing of 0.15 × budget verbatim (the floor by
- * construction), and the value fit replaces lead packing only when the sentence model estimates it 0.03
- * more likely to hold the answer. Chosen on the train splits of ARCD and TyDi-en (`tune-composer
- * --choose`; see the README and BENCHMARKS.md).
+ * The default policy: every question's context keeps lead packing of 0.5 × budget verbatim when the
+ * sentence model is unsure where the answer is, 0.15 × budget when it is confident (the floor by
+ * construction, whole sentences), and the value fit replaces lead packing only when the sentence model
+ * estimates it 0.03 more likely to hold the answer. Chosen on the train splits of ARCD and TyDi-en
+ * (`tune-composer --choose --choose-styles`; see the README and BENCHMARKS.md).
  */
-export const COMPOSITION_POLICY: Readonly<CompositionPolicy> = { share: 0.5, confidentShare: 0.15, confidence: 0.5, margin: 0.03, measure: 'presence', continuation: 0, bridge: 0.6 };
+export const COMPOSITION_POLICY: Readonly<CompositionPolicy> = { share: 0.5, confidentShare: 0.15, confidence: 0.5, margin: 0.03, measure: 'presence', continuation: 0, bridge: 0.6, lead: 'sentences' };
 
 /** Per-call options of {@link SmartContextComposer.compose}: the interface's options plus overrides of the configuration. */
 export interface SmartComposeOptions extends ComposeOptions {
@@ -198,6 +199,11 @@ function checkCompositionPolicy(value: unknown): CompositionPolicy {
     if (key === 'measure') {
       if (field !== 'presence' && field !== 'sum') throw invalidArgument('options.policy.measure', '"presence" or "sum"', field);
       policy.measure = field;
+      continue;
+    }
+    if (key === 'lead') {
+      if (field !== 'sentences' && field !== 'words') throw invalidArgument('options.policy.lead', '"sentences" or "words"', field);
+      policy.lead = field;
       continue;
     }
     if (typeof field !== 'number' || !(field >= 0 && field <= 1)) throw invalidArgument(`options.policy.${key}`, 'a number in [0, 1]', field);
@@ -411,7 +417,7 @@ export class SmartContextComposer implements ContextComposer {
       return entry;
     });
     const leadUnits = composition.setup.evidence ? 0 : this.#policyShare(values) * composition.setup.budget;
-    const byValue: ValuedFit = { ...fitByValue(composition, values, { leadUnits }), valued: valuedOf };
+    const byValue: ValuedFit = { ...fitByValue(composition, values, { leadUnits, lead: this.#policy.lead }), valued: valuedOf };
     if (compression === 'always') return byValue;
     // Evidence is spread over documents on purpose: rank order would hand the budget to the first
     // (it stays the fallback when the value fit holds nothing, as at a budget below one sentence).

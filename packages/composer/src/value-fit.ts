@@ -194,6 +194,15 @@ export interface ValueFitOptions {
    * keeps within `leadUnits` (up to the sentence boundary), whatever the values say (default 0).
    */
   leadUnits?: number;
+  /**
+   * Where the lead ends: at the last whole sentence that fits in `leadUnits` (`sentences`, the default),
+   * or at the last whole word (`words`): the rest of the lead's units are reserved for a word-boundary
+   * prefix of the sentence the lead stopped at, which then takes whatever the value fit leaves of the
+   * budget too (unless the value fit keeps that sentence whole). With `words` the context holds lead
+   * packing of the same ranking within `leadUnits` up to a word boundary, not only up to a sentence
+   * boundary — a lead whose first sentence is longer than `leadUnits` is not empty.
+   */
+  lead?: 'sentences' | 'words';
 }
 
 /** A prefix of the text range `start`–`end` of a chunk (after everything it keeps), kept up to `kept`, cut with `ellipsis`. */
@@ -212,10 +221,17 @@ function fittedOf(state: ValueState, prefix?: RangePrefix): FittedChunk | undefi
   sentences.forEach((sentence, index) => {
     if (state.chosen[index]) spans.push({ start: sentence.start, end: sentence.end });
   });
-  if (prefix) spans.push({ start: prefix.start, end: prefix.kept });
+  if (prefix) {
+    // The prefix is the last span unless the lead's cut sentence is followed by sentences chosen by value.
+    const at = spans.findIndex((span) => span.start > prefix.start);
+    if (at < 0) spans.push({ start: prefix.start, end: prefix.kept });
+    else spans.splice(at, 0, { start: prefix.start, end: prefix.kept, ...(prefix.ellipsis ? { ellipsis: prefix.ellipsis } : {}) });
+  }
   // Only leading text kept (from the chunk's start, perhaps cut): a truncation; otherwise a compression.
   const leading = spans[0]!.start === sentences[0]!.start && spans.every((span, index) => index === 0 || !/\S/u.test(state.candidate.chunk.text.slice(spans[index - 1]!.end, span.start)));
-  return { candidate: state.candidate, spans, ellipsis: prefix ? prefix.ellipsis : '', fit: leading && spans.length > 0 && (prefix !== undefined || state.count < sentences.length) ? 'truncated' : 'compressed' };
+  const last = spans[spans.length - 1]!;
+  const ellipsis = prefix && last.start === prefix.start ? prefix.ellipsis : '';
+  return { candidate: state.candidate, spans, ellipsis, fit: leading && spans.length > 0 && (prefix !== undefined || state.count < sentences.length) ? 'truncated' : 'compressed' };
 }
 
 /**
@@ -312,8 +328,11 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   let remaining = budget;
   // 0. The lead: whole sentences in rank order, from the first candidate's opening on, while they fit
   // in `leadUnits` — what lead packing of the same ranking keeps at that budget, so the context always
-  // holds it (see `ValueFitOptions.leadUnits`).
+  // holds it (see `ValueFitOptions.leadUnits`). With `lead: 'words'` the rest of the lead's units are
+  // kept for a prefix of the sentence it stopped at (step 3 fills it).
+  type Cut = { state: ValueState; index: number; from: number; to: number };
   const leadUnits = Math.min(budget, Math.max(0, options.leadUnits ?? 0));
+  let leadCut: Cut | undefined;
   if (leadUnits > 0) {
     let spent = 0;
     lead: for (const state of states) {
@@ -321,7 +340,14 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
         if (!eligible(state, index)) break lead;
         // A passage enters with its opening window (at least `minChunkLength` characters, as every first pick), then sentence by sentence.
         const { to, cost } = state.count === 0 ? priceOf(state, index, gapCost) : { to: index, cost: state.cost[index]! + state.join[index]! };
-        if (spent + cost > leadUnits) break lead;
+        if (spent + cost > leadUnits) {
+          const frame = state.count === 0 ? state.overhead : state.join[index]!;
+          if (options.lead === 'words' && leadUnits - spent - frame >= prefixMinimum(state)) {
+            leadCut = { state, index, from: index, to };
+            spent = leadUnits;
+          }
+          break lead;
+        }
         apply(state, index, to);
         spent += cost;
         index = to;
@@ -334,7 +360,6 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   // What to fill the rest with: a range of sentences `from`–`to` (a chunk's first pick brings its window).
   // Once the best remaining pick no longer fits, the next few in value order are weighed too, by
   // what a prefix of each would hold in the room left (a window's value may sit in its later sentences).
-  type Cut = { state: ValueState; index: number; from: number; to: number };
   const cuts: Cut[] = [];
   for (let next = heap.pop(); next; next = heap.pop()) {
     const { state, index } = owner[next.item]!;
@@ -369,9 +394,15 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   };
   while (picks.length > 0 && !composition.fits(build())) undo();
   let fitted = build();
-  // 3. Fill the rest with a word-boundary prefix of the sentence the greedy stopped at (or, when a
+  // 3. Fill the rest with a word-boundary prefix of the sentence the lead stopped at, unless the value
+  // fit kept it whole (up to the first sentence of its range the value fit kept: the prefix may sit
+  // before chosen sentences of its chunk); else of the sentence the greedy stopped at (or, when a
   // give-back moved it out of reach, of the best sentence that can still be cut).
-  if (cut && (!canCut(cut.state, cut.from) || cut.state.chosen.slice(cut.from, cut.to + 1).some(Boolean))) cut = undefined;
+  if (leadCut && !leadCut.state.chosen[leadCut.from]) {
+    let to = leadCut.from;
+    while (to < leadCut.to && !leadCut.state.chosen[to + 1]) to++;
+    cut = { ...leadCut, to };
+  } else if (cut && (!canCut(cut.state, cut.from) || cut.state.chosen.slice(cut.from, cut.to + 1).some(Boolean))) cut = undefined;
   if (!cut) {
     let best = -1;
     for (const state of states) {
