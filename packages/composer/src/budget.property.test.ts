@@ -89,7 +89,7 @@ const analysisArbitrary = fc.option(
 const LETTERS = /[\p{L}\p{M}\p{N}]/u;
 
 describe('the budget is never exceeded', () => {
-  it('holds for random chunks, budgets, counters, templates, orderings and compression modes (1,000 runs)', () => {
+  it('holds for random chunks, budgets, counters, templates, orderings, compression modes and lead modes (1,000 runs)', () => {
     fc.assert(
       fc.property(
         fc.array(chunkArbitrary, { maxLength: 10 }),
@@ -100,9 +100,10 @@ describe('the budget is never exceeded', () => {
         fc.constantFrom('auto', 'always', 'off'),
         analysisArbitrary,
         fc.option(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 3, maxLength: 3 }), { nil: undefined }),
-        (chunks, budget, counterName, templateName, ordering, compression, analysis, queryEmbedding) => {
+        fc.constantFrom<'sentences' | 'words'>('sentences', 'words'),
+        (chunks, budget, counterName, templateName, ordering, compression, analysis, queryEmbedding, lead) => {
           const counter = counters[counterName]!;
-          const composer = new SmartContextComposer({ ordering, compression });
+          const composer = new SmartContextComposer({ ordering, compression }, { policy: { lead } });
           const scoredChunks = toScored(chunks);
           const before = JSON.stringify(scoredChunks);
           const template = templateName === 'custom' ? customTemplate : (templateName as 'default');
