@@ -30,16 +30,39 @@ const question = (keywords: string[], language: 'en' | 'ar' = 'en'): QueryAnalys
   ({ query: keywords.join(' '), effectiveQuery: keywords.join(' '), keywords, language, intent: 'question', answerType: 'other', complexity: 'simple' }) as unknown as QueryAnalysis;
 
 describe('composition policy: the lead packing floor', () => {
-  it('with margin 1 the value fit is never preferred: the context is lead packing of the ranking (compression off)', () => {
+  it('with margin 1 the value fit is never preferred: the context is lead packing of the ranking cut at a word boundary, as naive packing cuts', () => {
     fc.assert(
       fc.property(fc.array(passage, { minLength: 1, maxLength: 5 }), fc.integer({ min: 60, max: 1500 }), fc.subarray([...ENGLISH, ...ARABIC], { minLength: 1, maxLength: 4 }), (texts, budget, keywords) => {
         const chunks = scored(texts);
         const analysis = question(keywords, 'ar');
         const floor = new SmartContextComposer({}, { policy: { margin: 1 } }).compose(chunks, { budget, analysis });
-        const lead = new SmartContextComposer().compose(chunks, { budget, analysis, compression: 'off' });
-        expect(floor.context).toBe(lead.context);
+        // Whole chunks in rank order, then at most one cut: a word-boundary prefix of its chunk.
+        const ranks = floor.chunks.map((chunk) => chunk.rank);
+        expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+        floor.chunks.slice(0, -1).forEach((chunk) => expect(chunk.fit).toBe('whole'));
+        const last = floor.chunks.at(-1);
+        if (last && last.fit !== 'whole') {
+          const prefix = last.keptText.endsWith('…') ? last.keptText.slice(0, -1) : last.keptText;
+          expect(last.chunk.text.startsWith(prefix)).toBe(true);
+          // Never inside a word: not between two letters, marks or digits.
+          const inWord = /[\p{L}\p{M}\p{N}]/u;
+          expect(prefix.length < last.chunk.text.length && inWord.test(prefix.at(-1) ?? '') && inWord.test(last.chunk.text[prefix.length]!)).toBe(false);
+          // And as far as the budget allows: the next word (with the space before it) would not fit.
+          const next = /^\s*\S+/u.exec(last.chunk.text.slice(prefix.length))?.[0] ?? '';
+          expect(charCounter(floor.context) + charCounter(next)).toBeGreaterThan(budget - 1);
+        }
+        // It keeps everything the readable lead packing (compression off, cut at a sentence when that keeps
+        // half as much) keeps: the same whole chunks, and the cut chunk at least as far (but for the one
+        // character a sentence's final stop may take where the word cut pays its ellipsis).
+        const readable = new SmartContextComposer().compose(chunks, { budget, analysis, compression: 'off' });
+        const kept = (text: string) => (text.endsWith('…') ? text.slice(0, -1) : text);
+        readable.chunks.forEach((chunk, index) => {
+          const same = floor.chunks[index];
+          if (chunk.fit === 'whole' && index < readable.chunks.length - 1) expect(same?.keptText).toBe(chunk.keptText);
+          else if (same?.chunk.id === chunk.chunk.id) expect(kept(same.keptText).startsWith(kept(chunk.keptText).slice(0, -1))).toBe(true);
+        });
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 

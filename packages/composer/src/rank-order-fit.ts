@@ -44,12 +44,22 @@ export function emptyText(candidate: Candidate): DroppedChunk {
 }
 
 /**
- * Cuts `candidate` so that `selected` plus the cut fits the budget: at the last sentence boundary
- * that fits, or — when that keeps less than half of what a word-boundary cut keeps — at the last
- * word boundary, with an ellipsis (the shared `truncateAtWordBoundary`, measuring the whole rendered
- * context). Returns undefined when the cut would keep fewer than `minChunkLength` characters.
+ * Where lead packing cuts the chunk that does not fit whole: `sentence` — at the last sentence
+ * boundary, unless that keeps less than half of what a word-boundary cut keeps (readable, the
+ * `compression: 'off'` fit); `word` — at the last word boundary, as naive packing does (the floor a
+ * question's context is held to under `auto`: it keeps everything naive packing of the same ranking
+ * keeps).
  */
-export function cutToFit(composition: Composition, selected: readonly FittedChunk[], candidate: Candidate, sentences?: readonly Sentence[]): { fitted?: FittedChunk; kept: number } {
+export type RankCut = 'sentence' | 'word';
+
+/**
+ * Cuts `candidate` so that `selected` plus the cut fits the budget: at the last sentence boundary
+ * that fits, or — when that keeps less than half of what a word-boundary cut keeps, or with `cut`
+ * `word` — at the last word boundary, with an ellipsis (the shared `truncateAtWordBoundary`,
+ * measuring the whole rendered context). Returns undefined when the cut would keep fewer than
+ * `minChunkLength` characters.
+ */
+export function cutToFit(composition: Composition, selected: readonly FittedChunk[], candidate: Candidate, sentences?: readonly Sentence[], cut: RankCut = 'sentence'): { fitted?: FittedChunk; kept: number } {
   const text = candidate.chunk.text;
   const withCut = (cut: FittedChunk) => [...selected, cut];
   const list = sentences ?? splitSentences(text);
@@ -76,7 +86,7 @@ export function cutToFit(composition: Composition, selected: readonly FittedChun
   if (byWord && !composition.fits(withCut(byWord))) byWord = undefined;
   const sentenceKept = bySentence ? keptCharacters(bySentence) : 0;
   const wordKept = byWord ? keptCharacters(byWord) : 0;
-  const choice = bySentence && sentenceKept * 2 >= wordKept ? bySentence : byWord;
+  const choice = cut === 'word' ? (byWord ?? bySentence) : bySentence && sentenceKept * 2 >= wordKept ? bySentence : byWord;
   const kept = choice === bySentence ? sentenceKept : wordKept;
   if (!choice || kept === 0 || kept < composition.setup.minChunkLength || isBlank(text.slice(0, choice.spans[0]!.end))) {
     return { kept };
@@ -97,10 +107,10 @@ function fromTruncation(candidate: Candidate, kept: string): FittedChunk | undef
 
 /**
  * The classic fit: whole chunks by rank while they fit; the first chunk that does not fit is cut
- * ({@link cutToFit}) and ends the context. A cut too short to be worth it is skipped and the next
+ * ({@link cutToFit}, at `cut`) and ends the context. A cut too short to be worth it is skipped and the next
  * chunk is tried the same way.
  */
-export function fitInRankOrder(composition: Composition): FitOutcome {
+export function fitInRankOrder(composition: Composition, cut: RankCut = 'sentence'): FitOutcome {
   const fitted: FittedChunk[] = [];
   const skipped: DroppedChunk[] = [];
   let full = false;
@@ -118,9 +128,9 @@ export function fitInRankOrder(composition: Composition): FitOutcome {
       fitted.push(whole);
       continue;
     }
-    const { fitted: cut, kept } = cutToFit(composition, fitted, candidate);
-    if (cut) {
-      fitted.push(cut);
+    const { fitted: last, kept } = cutToFit(composition, fitted, candidate, undefined, cut);
+    if (last) {
+      fitted.push(last);
       full = true;
     } else {
       skipped.push(kept > 0 ? tooShort(candidate, kept, composition.setup.minChunkLength) : leftOut(candidate));

@@ -422,9 +422,11 @@ export class SmartContextComposer implements ContextComposer {
     // Evidence is spread over documents on purpose: rank order would hand the budget to the first
     // (it stays the fallback when the value fit holds nothing, as at a budget below one sentence).
     if (composition.setup.evidence && byValue.fitted.length > 0) return byValue;
-    // Rank order (whole chunks, the first that does not fit cut) is the other sensible fit, and what
-    // naive packing does; keep whichever holds more value by the same measure.
-    const byRank = fitInRankOrder(composition);
+    // Rank order (whole chunks, the first that does not fit cut at a word boundary) is the other
+    // sensible fit, and what naive packing does — it keeps everything naive packing of the same ranking
+    // keeps (a sentence-boundary cut, readable, could keep half of it); keep whichever holds more value
+    // by the same measure.
+    const byRank = fitInRankOrder(composition, 'word');
     const valuesOf = new Map([...valuedOf].map(([candidate, entry]) => [candidate, entry.values]));
     // The value fit must hold the answer more likely than lead packing by `margin`: where the model
     // cannot tell sentences apart, the two are close and lead packing — the floor — is kept.
