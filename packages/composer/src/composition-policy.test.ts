@@ -107,6 +107,16 @@ describe('composition policy: the lead packing floor', () => {
     expect(compose('words')).toContain('Cairo has many museums. The Egyptian Museum in Cairo');
   });
 
+  it("with lead 'words' a cut sentence may precede a sentence the value fit keeps later in its chunk: its ellipsis, then the gap marker", () => {
+    const text =
+      'The Nile, the longest river of Africa, rises south of the equator and flows north through eleven countries before it reaches the Mediterranean at a wide delta. It floods every summer. Many farmers live along its banks. Cairo museums hold the treasures of Tutankhamun and many other kings.';
+    const composer = new SmartContextComposer({}, { policy: { share: 0.5, confidentShare: 0.5, margin: 0, lead: 'words' } });
+    const result = composer.compose(scored([text, 'Other text about deserts and camels and dunes and wind.']), { budget: 200, analysis: question(['cairo', 'museums']) });
+    expect(result.context).toMatch(/^The Nile, the longest river of Africa, rises [^…]*… \[…\] Cairo museums hold the treasures of Tutankhamun and many other kings\.$/u);
+    expect(result.chunks[0]!.sentences!.map((sentence) => sentence.kept)).toEqual(['prefix', 'none', 'none', 'whole']);
+    expect(charCounter(result.context)).toBeLessThanOrEqual(200);
+  });
+
   it('spends the rest by value: a tight budget still finds the answer sentence after the lead', () => {
     const first = 'The river basin is long. It crosses many countries and deserts on its way. Its delta is wide and green. The Nile flows north into the sea at Alexandria.';
     const chunks = scored([first, 'Cairo is a large city with many museums and markets along its streets.']);
