@@ -14,7 +14,7 @@ export interface Candidate {
 export interface KeptSpan {
   start: number;
   end: number;
-  /** Appended after this span when it is cut inside a sentence and is not the chunk's last span (the last one takes `FittedChunk.ellipsis`). */
+  /** Appended after this span when it ends inside a sentence (`…`); absent otherwise. */
   ellipsis?: string;
 }
 
@@ -23,8 +23,6 @@ export interface FittedChunk {
   candidate: Candidate;
   /** Kept ranges, sorted and disjoint. */
   spans: KeptSpan[];
-  /** Appended after the last span when the chunk was cut inside a sentence (`…`), else ''. */
-  ellipsis: string;
   fit: 'whole' | 'compressed' | 'truncated';
 }
 
@@ -32,7 +30,7 @@ export type Ordering = ComposerConfig['ordering'];
 
 /** Whole chunk, kept verbatim. */
 export function wholeChunk(candidate: Candidate): FittedChunk {
-  return { candidate, spans: [{ start: 0, end: candidate.chunk.text.length }], ellipsis: '', fit: 'whole' };
+  return { candidate, spans: [{ start: 0, end: candidate.chunk.text.length }], fit: 'whole' };
 }
 
 const WHITESPACE_ONLY = /^\s*$/u;
@@ -131,10 +129,7 @@ export function renderGroup(group: readonly FittedChunk[], gapMarker: string): s
         documentText += chunk.text;
       }
     }
-    const last = fitted.spans.length - 1;
-    fitted.spans.forEach((span, index) =>
-      placed.push({ start: offset + span.start, end: offset + span.end, ellipsis: index === last ? fitted.ellipsis : (span.ellipsis ?? '') }),
-    );
+    for (const span of fitted.spans) placed.push({ start: offset + span.start, end: offset + span.end, ellipsis: span.ellipsis ?? '' });
     previous = chunk;
   }
   placed.sort((a, b) => a.start - b.start || b.end - a.end);
@@ -219,7 +214,7 @@ export function arrangePassages(fitted: readonly FittedChunk[], ordering: Orderi
       texts = new Map();
       textCache.set(item.candidate, texts);
     }
-    const key = `${item.ellipsis}|${item.spans.map((span) => `${span.start}-${span.end}${span.ellipsis ?? ''}`).join(',')}`;
+    const key = item.spans.map((span) => `${span.start}-${span.end}${span.ellipsis ?? ''}`).join(',');
     let text = texts.get(key);
     if (text === undefined) {
       text = renderGroup(group, gapMarker);

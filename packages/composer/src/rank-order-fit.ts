@@ -20,7 +20,7 @@ export interface FitOutcome {
 
 /** A cut a chunk ends up with when it is too long for what is left of the budget. */
 function prefixChunk(candidate: Candidate, end: number, ellipsis: string): FittedChunk {
-  return { candidate, spans: [{ start: 0, end }], ellipsis, fit: 'truncated' };
+  return { candidate, spans: [{ start: 0, end, ...(ellipsis ? { ellipsis } : {}) }], fit: 'truncated' };
 }
 
 export function isBlank(text: string): boolean {
@@ -62,21 +62,6 @@ export type RankCut = 'sentence' | 'word';
 export function cutToFit(composition: Composition, selected: readonly FittedChunk[], candidate: Candidate, sentences?: readonly Sentence[], cut: RankCut = 'sentence'): { fitted?: FittedChunk; kept: number } {
   const text = candidate.chunk.text;
   const withCut = (cut: FittedChunk) => [...selected, cut];
-  const list = sentences ?? splitSentences(text);
-  // Largest number of leading sentences that fits (binary search; verified, since a user counter may not be monotone).
-  let bySentence: FittedChunk | undefined;
-  let low = 1;
-  let high = list.length - 1;
-  while (low <= high) {
-    const middle = (low + high) >> 1;
-    const cut = prefixChunk(candidate, list[middle - 1]!.end, '');
-    if (composition.fits(withCut(cut))) {
-      bySentence = cut;
-      low = middle + 1;
-    } else {
-      high = middle - 1;
-    }
-  }
   const contextCounter = composition.contextCounter((kept) => {
     const cut = fromTruncation(candidate, kept);
     return cut ? withCut(cut) : undefined;
@@ -84,6 +69,24 @@ export function cutToFit(composition: Composition, selected: readonly FittedChun
   const truncated = truncateAtWordBoundary(text, composition.setup.budget, contextCounter, { ellipsis: ELLIPSIS });
   let byWord = truncated === '' ? undefined : fromTruncation(candidate, truncated);
   if (byWord && !composition.fits(withCut(byWord))) byWord = undefined;
+  // Largest number of leading sentences that fits (binary search; verified, since a user counter may
+  // not be monotone) — not needed when the word cut is wanted and fits.
+  let bySentence: FittedChunk | undefined;
+  if (cut === 'sentence' || !byWord) {
+    const list = sentences ?? splitSentences(text);
+    let low = 1;
+    let high = list.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >> 1;
+      const atSentence = prefixChunk(candidate, list[middle - 1]!.end, '');
+      if (composition.fits(withCut(atSentence))) {
+        bySentence = atSentence;
+        low = middle + 1;
+      } else {
+        high = middle - 1;
+      }
+    }
+  }
   const sentenceKept = bySentence ? keptCharacters(bySentence) : 0;
   const wordKept = byWord ? keptCharacters(byWord) : 0;
   const choice = cut === 'word' ? (byWord ?? bySentence) : bySentence && sentenceKept * 2 >= wordKept ? bySentence : byWord;

@@ -223,15 +223,14 @@ function fittedOf(state: ValueState, prefix?: RangePrefix): FittedChunk | undefi
   });
   if (prefix) {
     // The prefix is the last span unless the lead's cut sentence is followed by sentences chosen by value.
-    const at = spans.findIndex((span) => span.start > prefix.start);
-    if (at < 0) spans.push({ start: prefix.start, end: prefix.kept });
-    else spans.splice(at, 0, { start: prefix.start, end: prefix.kept, ...(prefix.ellipsis ? { ellipsis: prefix.ellipsis } : {}) });
+    const span: KeptSpan = { start: prefix.start, end: prefix.kept, ...(prefix.ellipsis ? { ellipsis: prefix.ellipsis } : {}) };
+    const at = spans.findIndex((kept) => kept.start > prefix.start);
+    if (at < 0) spans.push(span);
+    else spans.splice(at, 0, span);
   }
   // Only leading text kept (from the chunk's start, perhaps cut): a truncation; otherwise a compression.
   const leading = spans[0]!.start === sentences[0]!.start && spans.every((span, index) => index === 0 || !/\S/u.test(state.candidate.chunk.text.slice(spans[index - 1]!.end, span.start)));
-  const last = spans[spans.length - 1]!;
-  const ellipsis = prefix && last.start === prefix.start ? prefix.ellipsis : '';
-  return { candidate: state.candidate, spans, ellipsis, fit: leading && spans.length > 0 && (prefix !== undefined || state.count < sentences.length) ? 'truncated' : 'compressed' };
+  return { candidate: state.candidate, spans, fit: leading && spans.length > 0 && (prefix !== undefined || state.count < sentences.length) ? 'truncated' : 'compressed' };
 }
 
 /**
@@ -507,7 +506,6 @@ function measureOverhead(composition: Composition, candidate: Candidate): number
         Array.from({ length: count }, (_, index) => ({
           candidate: { ...candidate, rank: index + 1, chunk: { ...candidate.chunk, text: placeholder, id: `${candidate.chunk.id}\u0000${index}`, position: { index: index * 2 } } },
           spans: [{ start: 0, end: placeholder.length }],
-          ellipsis: '',
           fit: 'whole' as const,
         })),
       ).context,

@@ -39,6 +39,7 @@ const expandingQueryAnalyzer = new QueryAnalyzer({ maxQueryLength: 20_000_000 })
 const cl100k = tokenCounter('cl100k_base', { cacheSize: 0 });
 const composer = new SmartContextComposer({ minChunkLength: 0 });
 const claimAnalysis = queryAnalyzer.analyze('vitamin D reduces fracture risk in older adults');
+const questionAnalysis = queryAnalyzer.analyze('Where does the Nile flow in summer?');
 const filter = new ChunkFilter();
 
 function scored(text: string) {
@@ -91,6 +92,13 @@ export const TEXT_PATHS: readonly TextPath[] = [
     input: repeat('Vitamin D lowers the fracture risk of older adults. فيتامين د يقلل الكسور. '),
     // A fresh composer each time: its chunk-analysis cache must not hide the analysis from the timing.
     run: async (text) => new SmartContextComposer({ minChunkLength: 0 }).compose(scored(text), { budget: 2000, analysis: await claimAnalysis }),
+  },
+  {
+    // A question: the value fit with its lead (ended at a word with lead 'words'), then the fallback to lead packing cut at a word.
+    name: 'SmartContextComposer.compose — a question over one huge chunk of sentences (value fit, word-boundary lead, fallback cut)',
+    input: repeat('The Nile flows north through Egypt in summer. يجري نهر النيل شمالاً عبر مصر. '),
+    run: async (text) =>
+      new SmartContextComposer({ minChunkLength: 0 }, { policy: { lead: 'words' } }).compose(scored(text), { budget: 2000, analysis: await questionAnalysis }),
   },
   {
     // A fresh text each variant: the planner caches a text's segment ranking, which must not hide the work.
