@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { ContextEngine } from '@zerda/context';
 import { tokenCounter } from '@zerda/context-core';
 import { KeywordRetriever } from '@zerda/retriever';
@@ -7,13 +6,15 @@ import type { LengthCounter } from '@zerda/types';
 import { describe, expect, it } from 'vitest';
 import { SmartContextComposer } from '@zerda/composer';
 import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, LONG_ANSWER_WORDS, answerDepth, answeredQueries, guaranteedLead, naiveAnswerRate, questionStyles } from './answer-context.js';
-import { datasetsDirectory, listDatasets, loadDataset } from './datasets.js';
+import { datasetsDirectory, listDatasets, loadNamedDataset } from './datasets.js';
 import { ENGINE_BENCH_CONFIG } from './jobs.js';
 import { documentsToChunks } from './systems/zerda-systems.js';
 
 const directory = datasetsDirectory();
 const DATASETS = ['arcd', 'tydiqa-goldp-en'];
 const available = directory !== undefined && DATASETS.every((name) => listDatasets(directory).includes(name));
+/** The two as one corpus: Arabic and English questions, each competing with passages of both languages. */
+const MIXED = DATASETS.join('+');
 
 /**
  * The reason zerda exists, kept true: on the held-out split of every dataset with gold answers,
@@ -22,9 +23,9 @@ const available = directory !== undefined && DATASETS.every((name) => listDatase
  * engine drawing on its top 20 at the two largest budgets of each unit, as the benchmark does).
  */
 describe.skipIf(!available)(`answer-in-context: the engine never falls below naive packing of its own top 10 (needs ${DATASETS.join(' and ')} in ${directory ?? '$ZERDA_DATASETS or ../shared/datasets'})`, () => {
-  for (const name of DATASETS) {
-    it(`${name}, held-out split, every budget`, { timeout: 900_000 }, async () => {
-      const dataset = loadDataset(join(directory!, name));
+  for (const name of [...DATASETS, MIXED]) {
+    it(`${name}, held-out split, every budget${name === MIXED ? ' (one mixed-language corpus)' : ''}`, { timeout: 900_000 }, async () => {
+      const dataset = loadNamedDataset(directory!, name);
       const queries = answeredQueries(dataset)['held-out'];
       expect(queries.length).toBeGreaterThan(100);
       const chunks = documentsToChunks(dataset.documents);

@@ -71,6 +71,68 @@ export function loadDataset(directory: string, slice: SliceOptions = {}): BenchD
   return dataset;
 }
 
+/**
+ * `name` is a dataset folder under `directory`, or several joined by `+` (`arcd+tydiqa-goldp-en`): the
+ * union of those datasets as one corpus ({@link mergeDatasets}).
+ */
+export function loadNamedDataset(directory: string, name: string, slice: SliceOptions = {}): BenchDataset {
+  const parts = name.split('+');
+  if (parts.length === 1) return loadDataset(join(directory, name), slice);
+  const key = JSON.stringify([resolve(directory), name, slice.maxDocuments, slice.maxQueries, slice.seed]);
+  let dataset = loaded.get(key);
+  if (!dataset) {
+    dataset = mergeDatasets(parts.map((part) => loadDataset(join(directory, part), slice)));
+    loaded.set(key, dataset);
+  }
+  return dataset;
+}
+
+/** Whether {@link loadNamedDataset} can load `name`: every `+`-joined part is a dataset folder of `directory`. */
+export function isDatasetName(directory: string, name: string): boolean {
+  const known = new Set(listDatasets(directory));
+  const parts = name.split('+');
+  return parts.every((part) => known.has(part)) && new Set(parts).size === parts.length;
+}
+
+/**
+ * Several datasets as one corpus: every document, question, judgement, answer and split of each,
+ * ids prefixed with the dataset's name (`arcd:…`) so that none collide. Named after its parts
+ * (`arcd+tydiqa-goldp-en`); its language is `mixed` when the parts' languages differ. A mixed-language
+ * corpus is what a user serving Arabic and English documents from one index has: each question
+ * competes with passages of both languages.
+ */
+export function mergeDatasets(parts: readonly BenchDataset[]): BenchDataset {
+  const id = (part: BenchDataset, value: string) => `${part.name}:${value}`;
+  const qrels = new Map<string, Map<string, number>>();
+  const answers = new Map<string, string[]>();
+  const splits = new Map<string, string>();
+  for (const part of parts) {
+    for (const [query, judgements] of part.qrels) qrels.set(id(part, query), new Map([...judgements].map(([document, grade]) => [id(part, document), grade])));
+    for (const [query, texts] of part.answers ?? []) answers.set(id(part, query), texts);
+    for (const [query, split] of part.splits ?? []) splits.set(id(part, query), split);
+  }
+  const languages = new Set(parts.map((part) => part.language));
+  const merged: BenchDataset = {
+    name: parts.map((part) => part.name).join('+'),
+    language: languages.size === 1 ? [...languages][0]! : 'mixed',
+    documents: parts.flatMap((part) => part.documents.map((document) => ({ ...document, id: id(part, document.id) }))),
+    queries: parts.flatMap((part) => part.queries.map((query) => ({ ...query, id: id(part, query.id) }))),
+    qrels,
+    full: { documents: parts.reduce((sum, part) => sum + part.full.documents, 0), queries: parts.reduce((sum, part) => sum + part.full.queries, 0) },
+  };
+  if (answers.size > 0) merged.answers = answers;
+  if (splits.size > 0) merged.splits = splits;
+  return merged;
+}
+
+/** The questions of each part of a merged dataset ({@link mergeDatasets}) among `queries`, by part name; empty for a single dataset. */
+export function partSlices(dataset: BenchDataset, queries: BenchDataset['queries']): Map<string, BenchDataset['queries']> {
+  const slices = new Map<string, BenchDataset['queries']>();
+  if (!dataset.name.includes('+')) return slices;
+  for (const part of dataset.name.split('+')) slices.set(part, queries.filter((query) => query.id.startsWith(`${part}:`)));
+  return slices;
+}
+
 /** Parsed datasets and slices, kept per process: jobs that run in one process (tests, --no-isolate) parse each file once. */
 const parsed = new Map<string, BeirDataset>();
 const loaded = new Map<string, BenchDataset>();

@@ -17,7 +17,7 @@ import { KeywordRetriever } from '@zerda/retriever';
 import { charCounter } from '@zerda/text';
 import type { LengthCounter } from '@zerda/types';
 import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, ANSWER_WIDE_DEPTH, AnswerTally, answerDepth, answeredQueries, heldOutName, naiveAnswerRate, oracleRateAt, oracleRates, styleSlices, type SplitGroup } from './answer-context.js';
-import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset } from './datasets.js';
+import { datasetsDirectory, isDatasetName, listDatasets, loadNamedDataset, partSlices, type BenchDataset } from './datasets.js';
 import { benchEngine, captureCandidates, fitSentenceModel, type ComposerLike, type TrainingSet } from './composer-fitting.js';
 import { repositoryRoot } from './paths.js';
 import { documentsToChunks } from './systems/zerda-systems.js';
@@ -48,9 +48,9 @@ async function engineWith(composer: ComposerLike, counter?: LengthCounter): Prom
 const directory = datasetsDirectory();
 if (!directory) throw new Error('no datasets folder: set ZERDA_DATASETS or place the datasets in ../shared/datasets');
 const wanted = values.datasets?.split(',');
-const datasets = listDatasets(directory)
-  .filter((name) => !wanted || wanted.includes(name))
-  .map((name) => loadDataset(join(directory, name)))
+// `--datasets` may name a union of datasets (`arcd+tydiqa-goldp-en`: one mixed-language corpus).
+const datasets = [...listDatasets(directory).filter((name) => !wanted || wanted.includes(name)), ...(wanted ?? []).filter((name) => name.includes('+') && isDatasetName(directory, name))]
+  .map((name) => loadNamedDataset(directory, name))
   .filter((dataset) => dataset.answers && dataset.answers.size > 0);
 if (datasets.length === 0) throw new Error('no dataset with answers.jsonl found');
 const limit = values.queries === undefined ? Infinity : Number(values.queries);
@@ -112,7 +112,8 @@ for (const dataset of datasets) {
     const queries = groups[group].slice(0, limit);
     if (queries.length === 0) continue;
     const oracle = oracleRates(dataset, run, queries);
-    const slices = styleSlices(dataset, queries);
+    // Style slices, and for a merged dataset each part's questions (Arabic and English questions over one mixed corpus).
+    const slices = new Map<string, BenchDataset['queries']>([...styleSlices(dataset, queries), ...partSlices(dataset, queries)]);
     const label = group === 'train' ? 'train' : heldOutName(dataset);
     console.log(`\n${dataset.name} ${label} (${queries.length} questions): oracle top 10 ${percent(oracle.topDepth)}%, top 1 ${percent(oracle.top1)}%`);
     for (const { unit, label: unitLabel, budgets, counter } of units) {

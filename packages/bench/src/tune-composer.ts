@@ -30,7 +30,7 @@ import { answerInContext } from '@zerda/retriever';
 import { ANSWER_CHAR_BUDGETS, ANSWER_TOKEN_BUDGETS, AnswerTally, answeredQueries, guaranteedLead, naiveAnswerRate, questionStyles, type QuestionStyle, type SplitGroup } from './answer-context.js';
 import { captureCandidates, fitSentenceModel, relevantIds, type Captured, type TrainingSet } from './composer-fitting.js';
 import { auditContext, packNaively } from './context-metrics.js';
-import { datasetsDirectory, listDatasets, loadDataset, type BenchDataset } from './datasets.js';
+import { datasetsDirectory, isDatasetName, loadNamedDataset, type BenchDataset } from './datasets.js';
 import { documentContent } from './systems/search-system.js';
 import { documentsToChunks } from './systems/zerda-systems.js';
 
@@ -225,7 +225,7 @@ async function main(): Promise<void> {
   const depth = Number(values.depth);
   const directory = datasetsDirectory();
   if (!directory) throw new Error('no datasets folder: set ZERDA_DATASETS or place the datasets in ../shared/datasets');
-  const names = values.datasets.split(',').filter((name) => listDatasets(directory).includes(name));
+  const names = values.datasets.split(',').filter((name) => isDatasetName(directory, name));
   const { tokenCounter } = await import('@zerda/context-core');
   const units = values.units.split(',');
   const cells: Cell[] = [
@@ -273,7 +273,7 @@ async function main(): Promise<void> {
   const deltasOf = (prepared: Prepared, model: SentenceModel, policy: CompositionPolicy, naive: number[]) =>
     composedRates(prepared, new SmartContextComposer((extraConfig.composer ?? {}) as ConstructorParameters<typeof SmartContextComposer>[0], { sentenceModel: model, policy }), cells).map((rate, index) => rate - naive[index]!);
 
-  const datasets = names.map((name) => loadDataset(join(directory, name)));
+  const datasets = names.map((name) => loadNamedDataset(directory, name));
   if (values.choose) {
     await choose(datasets, policies.filter((policy) => Math.min(policy.share, policy.confidentShare) >= Number(values['min-share'])), { prepare, deltasOf, table, cells }, values['choose-styles'] ? ['non-factoid', 'long-answer'] : []);
     return;
