@@ -100,9 +100,12 @@ export function analyzeChunk(text: string, analyzer: Analyzer): ChunkAnalysis {
 
 /**
  * Longest unit the composer chooses as a whole (characters). A longer sentence is cut into pieces,
- * so that a tight budget can keep the clause that answers and not only a sentence's opening. 200 was
- * chosen among 0 (whole sentences), 200 and 300 on the held-out splits of TyDi QA and ARCD at 300
- * characters, where it mattered most (+1 to +2 points; within a point at larger budgets).
+ * so that a tight budget can keep the clause that answers and not only a sentence's opening. Chosen
+ * on the train splits of ARCD and TyDi QA English (and each one's non-factoid and long-answer
+ * questions as sets of their own; `tune-composer --choose --choose-styles`, the policy score of
+ * BENCHMARKS.md, issue 33 fifth pass): 0 (whole sentences) 0.2414, 150 0.2535, **200 0.2849**,
+ * 250 0.1699, 300 0.2631, 400 0.2537. (It was first chosen among 0, 200 and 300 on the held-out
+ * splits; the train splits agree.)
  */
 export const MAX_UNIT_LENGTH = 200;
 /** A piece is never shorter than this (characters), so that cuts fall between clauses, not words. */
