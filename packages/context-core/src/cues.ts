@@ -1,5 +1,5 @@
 import type { AnswerType } from '@zerda/types';
-import { normalizeText, words } from '@zerda/text';
+import { normalizeText, visitTokens, words } from '@zerda/text';
 
 /**
  * A cue phrase, stored as the normalised word sequence it matches. Cue tables are written in
@@ -26,6 +26,79 @@ export function cues(phrases: readonly string[], options: { maxTail?: number } =
 
 /** Leading words that do not stop a start-only cue from counting as “at the start”. */
 const LEADERS = new Set(['and', 'so', 'but', 'then', 'also', 'و', 'ف', 'ثم', 'لكن']);
+
+/**
+ * Requests a question is often wrapped in (“can you tell me when …”, “أريد أن أعرف متى …”): the
+ * question starts after them, so a start-only cue counts there too. Longest first, so that “can you
+ * tell me” is skipped whole, not only “can you”.
+ */
+export const REQUEST_CUES: readonly Cue[] = cues([
+  'can you please tell me', 'could you please tell me', 'can you tell me', 'could you tell me', 'would you tell me', 'will you tell me', 'please tell me', 'tell me',
+  'do you know', 'does anyone know', 'do you happen to know', 'i would like to know', "i'd like to know", 'i want to know', 'i need to know', 'i wonder', 'i was wondering', 'i am wondering',
+  'let me know', 'quick question', 'question', 'please', 'hi', 'hello', 'hey',
+  'هل يمكنك أن تخبرني', 'هل يمكنك أن تقول لي', 'هل تستطيع أن تخبرني', 'هل بإمكانك أن تخبرني', 'هل يمكن أن تخبرني', 'هل تعرف', 'هل تعلم', 'هل تعرفين',
+  'أريد أن أعرف', 'أود أن أعرف', 'أحب أن أعرف', 'أريد معرفة', 'أود معرفة', 'أخبرني', 'أخبريني', 'قل لي', 'سؤال', 'من فضلك', 'لو سمحت', 'رجاء', 'مرحبا', 'السلام عليكم',
+]).sort((a, b) => b.words.length - a.words.length);
+
+/** The requests by their first word, longest first (a lookup per position instead of a scan of the list). */
+const REQUESTS_BY_FIRST_WORD = new Map<string, Cue[]>();
+for (const request of REQUEST_CUES) {
+  const first = request.words[0] as string;
+  const list = REQUESTS_BY_FIRST_WORD.get(first);
+  if (list) list.push(request);
+  else REQUESTS_BY_FIRST_WORD.set(first, [request]);
+}
+
+/** The request of {@link REQUEST_CUES} at `index` of `tokens` that leaves a question after it, or undefined. */
+function requestAt(tokens: readonly string[], index: number): Cue | undefined {
+  const token = tokens[index];
+  if (token === undefined) return undefined;
+  const candidates = [...(REQUESTS_BY_FIRST_WORD.get(token) ?? []), ...(token.length > 1 && ATTACHED.includes(token[0] as string) ? (REQUESTS_BY_FIRST_WORD.get(token.slice(1)) ?? []) : [])];
+  let found: Cue | undefined;
+  for (const request of candidates) {
+    if (index + request.words.length < tokens.length && matchesAt(tokens, index, request) && (!found || request.words.length > found.words.length)) found = request;
+  }
+  return found;
+}
+
+/** At most this many requests are skipped before a question (“hi, quick question, can you tell me …”), so that a query of repeated requests costs linear time. */
+const MAX_REQUESTS = 6;
+
+/** Where the question at `index` starts: past leading conjunctions and the requests it is wrapped in. */
+function questionStart(tokens: readonly string[], index: number): number {
+  let at = index;
+  for (let skipped = 0; ; skipped++) {
+    while (at < tokens.length - 1 && LEADERS.has(tokens[at] as string)) at++;
+    const request = skipped < MAX_REQUESTS ? requestAt(tokens, at) : undefined;
+    if (request === undefined) return at;
+    at += request.words.length;
+  }
+}
+
+/** Punctuation that ends a clause: a question may start after it (“I'd like to know: when …”, “Quick question, who …”). */
+const CLAUSE_END = /[:;,.!?\n\u060C\u061B\u061F\u06D4]/u;
+
+/**
+ * The words of a normalised query, the indices of the words that start a clause (the first, and each
+ * after clause punctuation), and where a question may start in each clause (past leading conjunctions
+ * and requests: what {@link findCue}'s start-only cues are matched at). Linear in the text.
+ */
+export function queryWords(normalized: string): { tokens: string[]; starts: number[]; questionStarts: number[] } {
+  const tokens: string[] = [];
+  const starts: number[] = [0];
+  let previousEnd = 0;
+  visitTokens(normalized, (start, end) => {
+    if (tokens.length > 0 && CLAUSE_END.test(normalized.slice(previousEnd, start))) starts.push(tokens.length);
+    tokens.push(normalized.slice(start, end));
+    previousEnd = end;
+  });
+  return { tokens, starts, questionStarts: questionStarts(tokens, starts) };
+}
+
+/** Where a question may start, per clause start (see {@link queryWords}), without repeats. */
+export function questionStarts(tokens: readonly string[], clauseStarts: readonly number[]): number[] {
+  return [...new Set(clauseStarts.map((clause) => questionStart(tokens, clause)))];
+}
 /** Arabic conjunctions that attach to the next word (وكيف, فما). */
 const ATTACHED = ['و', 'ف'];
 
@@ -77,13 +150,15 @@ function tableOf(list: readonly Cue[]): CueTable {
  * over the tokens: at each position only the cues whose first word is that token (or that token
  * without an attached و / ف) are tried, so the cost is linear in the query, not tokens × cues.
  */
-export function findCue(tokens: readonly string[], list: readonly Cue[]): Cue | undefined {
+export function findCue(tokens: readonly string[], list: readonly Cue[], starts: readonly number[] = questionStarts(tokens, [0])): Cue | undefined {
   const table = tableOf(list);
-  let first = 0;
-  while (first < tokens.length - 1 && LEADERS.has(tokens[first] as string)) first++;
   let best = Number.POSITIVE_INFINITY;
-  for (const position of table.startOnly) {
-    if (position < best && matchesAt(tokens, first, list[position] as Cue)) best = position;
+  if (table.startOnly.length > 0) {
+    for (const first of starts) {
+      for (const position of table.startOnly) {
+        if (position < best && matchesAt(tokens, first, list[position] as Cue)) best = position;
+      }
+    }
   }
   const tryAt = (index: number, word: string): void => {
     const positions = table.byFirstWord.get(word);

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Analyzer } from '@zerda/text';
 import { ZerdaError } from '@zerda/types';
 import { QueryAnalyzer, queryLengthProblem } from './query-analyzer.js';
-import { COMPARISON_CUES, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, findCue, type Cue } from './cues.js';
+import { ANSWER_TYPE_CUES, COMPARISON_CUES, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, REQUEST_CUES, findCue, queryWords, questionStarts, type Cue } from './cues.js';
 
 const analyzer = new QueryAnalyzer();
 
@@ -138,6 +138,47 @@ describe('QueryAnalyzer: answer type', () => {
     expect(analyzer.analyze(query).answerType).toBe(answerType);
   });
 
+  // Questions as people type them to an assistant: wrapped in a request, or after a clause.
+  const wrapped: Array<[string, string, string]> = [
+    ['Can you tell me when was Dubai founded?', 'time', 'factual'],
+    ["I'd like to know: who wrote Hamlet?", 'person', 'factual'],
+    ['Quick question, where is the Louvre?', 'place', 'factual'],
+    ['Hi, could you please tell me why the sky is blue?', 'reason', 'factual'],
+    ['Do you know who invented Hangul?', 'person', 'factual'],
+    ['In 1990, who won the world cup?', 'person', 'factual'],
+    ['هل يمكنك أن تخبرني متى تأسست دبي؟', 'time', 'factual'],
+    ['من فضلك، من هو مؤسس الدولة الأموية؟', 'person', 'factual'],
+    ['لو سمحت لماذا سميت المدينة المنورة بهذا الاسم؟', 'reason', 'factual'],
+    ['أريد أن أعرف: من اخترع الهاتف؟', 'person', 'factual'],
+  ];
+  it.each(wrapped)('%s → %s (a question wrapped in a request or after a clause)', (query, answerType, intent) => {
+    const analysis = analyzer.analyze(query);
+    expect(analysis.answerType).toBe(answerType);
+    expect(analysis.intent).toBe(intent);
+  });
+
+  it('a request without a question after it, or a start-only word inside a clause, is not a question cue', () => {
+    expect(analyzer.analyze('Tell me about the weather').answerType).toBe('other');
+    expect(analyzer.analyze('please').intent).toBe('other');
+    expect(analyzer.analyze('نقل البيانات من الخادم').answerType).toBe('other');
+    expect(analyzer.analyze('the day when everything changed').answerType).toBe('other');
+  });
+
+  it('wrapping a question in a request or a leading clause does not change its answer type or intent (property)', () => {
+    const questions = cases.map(([query]) => query);
+    const english = ['Can you tell me', 'Could you please tell me', "I'd like to know:", 'Quick question,', 'Hi, do you know', 'Please,', 'I was wondering'];
+    const arabic = ['هل يمكنك أن تخبرني', 'من فضلك،', 'لو سمحت', 'أريد أن أعرف:', 'سؤال:', 'مرحبا، هل تعرف'];
+    fc.assert(
+      fc.property(fc.constantFrom(...questions), fc.array(fc.constantFrom(...english, ...arabic), { minLength: 1, maxLength: 2 }), (question, requests) => {
+        const bare = analyzer.analyze(question);
+        const asked = analyzer.analyze(`${requests.join(' ')} ${question}`);
+        expect(asked.answerType).toBe(bare.answerType);
+        if (bare.intent === 'factual') expect(asked.intent).toBe('factual');
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('reads the answer type from what was literally asked, not from conversation enrichment', () => {
     expect(analyzer.analyze('and who founded it? (previous: when was Cairo built)', { literalQuery: 'and who founded it?' }).answerType).toBe('person');
   });
@@ -245,18 +286,27 @@ describe('QueryAnalyzer: bad input', () => {
 
 describe('cue matching is one pass over the query (issue 15, defect 6)', () => {
   // The direct definition: the first cue of the list (in list order) that matches anywhere.
-  function naiveFindCue(tokens: readonly string[], list: readonly Cue[]): Cue | undefined {
+  // A start-only cue counts at the start of any clause, past leading conjunctions and at most six
+  // requests (the longest request that leaves a word after it, each time).
+  function naiveFindCue(tokens: readonly string[], list: readonly Cue[], clauses: readonly number[] = [0]): Cue | undefined {
     const leaders = new Set(['and', 'so', 'but', 'then', 'also', 'و', 'ف', 'ثم', 'لكن']);
-    let first = 0;
-    while (first < tokens.length - 1 && leaders.has(tokens[first]!)) first++;
     const at = (index: number, cue: Cue): boolean => {
       if (cue.maxTail !== undefined && tokens.length - index - cue.words.length > cue.maxTail) return false;
       return cue.words.every((word, k) => tokens[index + k] === word || (k === 0 && ['و', 'ف'].some((prefix) => tokens[index] === prefix + word)));
     };
+    const firsts = clauses.map((clause) => {
+      let first = clause;
+      for (let skipped = 0; ; skipped++) {
+        while (first < tokens.length - 1 && leaders.has(tokens[first]!)) first++;
+        const requests = skipped < 6 ? REQUEST_CUES.filter((request) => first + request.words.length < tokens.length && at(first, request)) : [];
+        if (requests.length === 0) return first;
+        first += Math.max(...requests.map((request) => request.words.length));
+      }
+    });
     for (const cue of list) {
       if (cue.words.length === 0) continue;
       if (cue.start) {
-        if (at(first, cue)) return cue;
+        if (firsts.some((first) => at(first, cue))) return cue;
         continue;
       }
       for (let i = 0; i + cue.words.length <= tokens.length; i++) if (at(i, cue)) return cue;
@@ -265,14 +315,51 @@ describe('cue matching is one pass over the query (issue 15, defect 6)', () => {
   }
 
   it('finds exactly the cue the direct definition finds', () => {
-    const lists = [COMPARISON_CUES, HOW_TO_CUES, LIST_CUES, DEFINITION_CUES, FACTUAL_CUES];
-    const vocabulary = [...new Set(lists.flatMap((list) => list.flatMap((cue) => cue.words)))];
+    const lists = [COMPARISON_CUES, HOW_TO_CUES, LIST_CUES, DEFINITION_CUES, FACTUAL_CUES, ...ANSWER_TYPE_CUES.map(([, list]) => list)];
+    const vocabulary = [...new Set([...lists, REQUEST_CUES].flatMap((list) => list.flatMap((cue) => cue.words)))];
     const token = fc.oneof(fc.constantFrom(...vocabulary), fc.constantFrom(...vocabulary).map((word) => `و${word}`), fc.constantFrom('and', 'و', 'x', 'the', 'ف'));
     fc.assert(
-      fc.property(fc.array(token, { maxLength: 12 }), (tokens) => {
-        for (const list of lists) expect(findCue(tokens, list)).toBe(naiveFindCue(tokens, list));
+      fc.property(fc.array(token, { maxLength: 14 }), fc.uniqueArray(fc.nat({ max: 13 }), { maxLength: 3 }), (tokens, extra) => {
+        const clauses = [0, ...extra.filter((index) => index > 0 && index < tokens.length)].sort((a, b) => a - b);
+        for (const list of lists) {
+          expect(findCue(tokens, list)).toBe(naiveFindCue(tokens, list));
+          expect(findCue(tokens, list, questionStarts(tokens, clauses))).toBe(naiveFindCue(tokens, list, clauses));
+        }
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it('finds the clause starts after clause punctuation, in both scripts', () => {
+    const english = queryWords("i would like to know: who wrote hamlet? and when");
+    expect(english.starts.map((start) => english.tokens[start])).toEqual(['i', 'who', 'and']);
+    const arabic = queryWords('من فضلك، من هو مؤسس الدولة؟ وما عاصمتها');
+    expect(arabic.starts.map((start) => arabic.tokens[start])).toEqual(['من', 'من', 'وما']);
+    expect(queryWords('no punctuation at all').starts).toEqual([0]);
+  });
+
+  it('stays linear in a query of repeated requests', () => {
+    // Every clause is a request; each clause start skips at most six of them. Linear: ratio ≈ 10 for
+    // 10× the clauses; quadratic ≈ 100. Samples of several milliseconds, best of three, re-measured
+    // when over the limit (a timer tick or a collection must not decide it).
+    const generous = new QueryAnalyzer({ maxQueryLength: 200_000 });
+    const time = (count: number) => {
+      const query = 'please, '.repeat(count) + 'who?';
+      const start = performance.now();
+      for (let repeat = 0; repeat < 5; repeat++) generous.analyze(query);
+      return performance.now() - start;
+    };
+    time(600);
+    let ratio = Infinity;
+    for (let round = 0; round < 3 && ratio >= 40; round++) {
+      let small = Infinity;
+      let large = Infinity;
+      for (let sample = 0; sample < 3; sample++) {
+        small = Math.min(small, time(600));
+        large = Math.min(large, time(6000));
+      }
+      ratio = Math.min(ratio, large / small);
+    }
+    expect(ratio).toBeLessThan(40);
   });
 });

@@ -11,7 +11,7 @@ import {
   type QueryIntent,
 } from '@zerda/types';
 import type { AnalyzerConfigInput } from './config-input.js';
-import { ANSWER_TYPE_CUES, COMPARISON_CUES, CONJUNCTIONS, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, countWords, findCue, type Cue } from './cues.js';
+import { ANSWER_TYPE_CUES, COMPARISON_CUES, CONJUNCTIONS, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, countWords, findCue, queryWords, type Cue } from './cues.js';
 import { assertKnownKeys, assertOptionsObject, assertString, resolveTextAnalyzer } from './validate.js';
 
 /** The observations complexity and intent were derived from, for diagnostics and tuning. */
@@ -122,10 +122,11 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
     checkQueryLength(effectiveQuery, 'effectiveQuery', this.config.maxQueryLength);
     if (literal !== effectiveQuery) checkQueryLength(literal, 'options.literalQuery', this.config.maxQueryLength);
 
-    const tokens = words(normalizeText(literal));
+    // Start-only cues (“who …”, “من …”) count at the start of any clause, past a request the question is wrapped in.
+    const { tokens, questionStarts: starts } = queryWords(normalizeText(literal));
     const signals = this.signals(literal, tokens);
     const complexity = LEVELS[Math.min(2, signals.lengthLevel + signals.structurePoints)] as QueryComplexity;
-    const { intent, cue } = this.intentOf(tokens);
+    const { intent, cue } = this.intentOf(tokens, starts);
     signals.intentCue = cue;
 
     const keywords = [...new Set(this.textAnalyzer.analyze(effectiveQuery))];
@@ -141,7 +142,7 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
       keywords,
       complexity,
       intent,
-      answerType: this.answerTypeOf(tokens, intent),
+      answerType: this.answerTypeOf(tokens, starts, intent),
       suggestedBudget: this.config.budgets[complexity],
       suggestedChunks: this.config.chunks[complexity],
     };
@@ -169,14 +170,14 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
   }
 
   /** The kind of answer asked for: the first matching question-word table, else a definition for the definition intent, else `other`. */
-  private answerTypeOf(tokens: readonly string[], intent: QueryIntent): AnswerType {
-    for (const [type, list] of ANSWER_TYPE_CUES) if (findCue(tokens, list)) return type;
+  private answerTypeOf(tokens: readonly string[], starts: readonly number[], intent: QueryIntent): AnswerType {
+    for (const [type, list] of ANSWER_TYPE_CUES) if (findCue(tokens, list, starts)) return type;
     return intent === 'definition' ? 'definition' : 'other';
   }
 
-  private intentOf(tokens: readonly string[]): { intent: QueryIntent; cue: string } {
+  private intentOf(tokens: readonly string[], starts: readonly number[]): { intent: QueryIntent; cue: string } {
     for (const [intent, list] of INTENT_ORDER) {
-      const cue = findCue(tokens, list);
+      const cue = findCue(tokens, list, starts);
       if (cue) return { intent, cue: cue.words.join(' ') };
     }
     return { intent: 'other', cue: '' };
