@@ -23,7 +23,8 @@ const ARABIC = [
 ];
 
 const chunksOf = (texts: readonly string[]): ScoredChunk[] => texts.map((text, index) => scored(`doc${index}#0`, text, {}, 1 - index * 0.05));
-const asking = (query: string, intent: QueryAnalysis['intent']): QueryAnalysis => ({ ...analysisOf(query), intent });
+// The claims below are eight words or more: `moderate`, as the query analyzer says of them.
+const asking = (query: string, intent: QueryAnalysis['intent'], complexity: QueryAnalysis['complexity'] = 'moderate'): QueryAnalysis => ({ ...analysisOf(query), intent, complexity });
 
 describe('evidence composition: a query that asks no question', () => {
   for (const [language, texts, claim] of [
@@ -51,6 +52,33 @@ describe('evidence composition: a query that asks no question', () => {
         expect(off.compose(chunksOf(texts), { budget, analysis: asking(claim, 'other') }).context).toBe(questionResult.context);
       }
       expect(claimDocuments).toBeGreaterThan(questionDocuments);
+    });
+  }
+});
+
+describe('a keyword search keeps the floor of a question', () => {
+  // A short query that asks no question looks a fact up: with margin 1 (the value fit never preferred)
+  // its context is lead packing of the ranking, as a question's is; a claim's stays spread for evidence.
+  const floor = new SmartContextComposer({}, { policy: { margin: 1 } });
+  for (const [language, texts, search, claim] of [
+    ['English', ENGLISH, 'vitamin D fracture', 'vitamin D reduces fracture risk in older adults'],
+    ['Arabic', ARABIC, 'فيتامين د الكسور', 'فيتامين د يقلل خطر الكسور لدى كبار السن'],
+  ] as const) {
+    it(`${language}: a keyword search falls back to lead packing; a claim keeps its evidence`, () => {
+      let searchDocuments = 0;
+      let claimDocuments = 0;
+      for (const budget of [300, 500, 800]) {
+        const lead = floor.compose(chunksOf(texts), { budget, analysis: asking(search, 'factual', 'simple'), compression: 'off' });
+        const keywords = floor.compose(chunksOf(texts), { budget, analysis: asking(search, 'other', 'simple') });
+        // Lead packing cuts its last passage at a word where the readable cut stops at a sentence.
+        expect(keywords.chunks.map((used) => used.chunk.id)).toEqual(lead.chunks.map((used) => used.chunk.id));
+        keywords.chunks.slice(0, -1).forEach((used) => expect(used.fit).toBe('whole'));
+        const evidence = floor.compose(chunksOf(texts), { budget, analysis: asking(claim, 'other') });
+        expect(evidence.chunks.length).toBeGreaterThanOrEqual(keywords.chunks.length);
+        searchDocuments += keywords.chunks.length;
+        claimDocuments += evidence.chunks.length;
+      }
+      expect(claimDocuments).toBeGreaterThan(searchDocuments);
     });
   }
 });
