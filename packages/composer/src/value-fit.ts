@@ -324,12 +324,23 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   const prefixMinimum = (state: ValueState) => (state.count === 0 ? Math.max(state.minimum, MIN_PREFIX_CHARACTERS) : MIN_PREFIX_CHARACTERS);
   const canCut = (state: ValueState, index: number) => state.count === 0 || index > state.last;
 
+  /** What the chosen sentences render as, with `prefix` (a cut range) in its chunk. */
+  const build = (prefix?: RangePrefix & { state: ValueState }): FittedChunk[] => {
+    const fitted: FittedChunk[] = [];
+    for (const state of states) {
+      const item = fittedOf(state, prefix && prefix.state === state ? prefix : undefined);
+      if (item) fitted.push(item);
+    }
+    return fitted;
+  };
+
   let remaining = budget;
   // 0. The lead: whole sentences in rank order, from the first candidate's opening on, while they fit
   // in `leadUnits` — what lead packing of the same ranking keeps at that budget, so the context always
   // holds it (see `ValueFitOptions.leadUnits`). With `lead: 'words'` the rest of the lead's units are
   // kept for a prefix of the sentence it stopped at (step 3 fills it).
-  type Cut = { state: ValueState; index: number; from: number; to: number };
+  /** A range to fill with a word-boundary prefix; `minimum`: the fewest characters worth keeping (default `prefixMinimum`). */
+  type Cut = { state: ValueState; index: number; from: number; to: number; minimum?: number };
   const leadUnits = Math.min(budget, Math.max(0, options.leadUnits ?? 0));
   let leadCut: Cut | undefined;
   if (leadUnits > 0) {
@@ -341,8 +352,12 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
         const { to, cost } = state.count === 0 ? priceOf(state, index, gapCost) : { to: index, cost: state.cost[index]! + state.join[index]! };
         if (spent + cost > leadUnits) {
           const frame = state.count === 0 ? state.overhead : state.join[index]!;
-          if (options.lead === 'words' && leadUnits - spent - frame >= prefixMinimum(state)) {
-            leadCut = { state, index, from: index, to };
+          // A cut that continues the lead's text (the next piece or sentence of its passage) reads on
+          // from it, so any whole word of it is worth keeping, as lead packing keeps it; a passage's
+          // opening enters with a prefix of at least `prefixMinimum`.
+          const minimum = state.count > 0 && index === state.last + 1 ? 1 : prefixMinimum(state);
+          if (options.lead === 'words' && leadUnits - spent - frame >= minimum) {
+            leadCut = { state, index, from: index, to, minimum };
             spent = leadUnits;
           }
           break lead;
@@ -354,6 +369,10 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     }
     remaining -= spent;
   }
+  // The lead's cut sentence (`lead: 'words'`): the prefix of it that lead packing of `leadUnits` keeps,
+  // measured exactly with the lead alone. Estimated costs may spend some of its units on value picks;
+  // the give-back below keeps this prefix whole, and step 3 only lengthens it.
+  const leadReserve = leadCut ? longestPrefix(composition, build, leadCut.state, leadCut.state.values.sentences[leadCut.from]!.start, leadCut.state.values.sentences[leadCut.to]!.end, leadCut.minimum ?? prefixMinimum(leadCut.state), leadUnits) : undefined;
   // 1. Greedy by value per unit on estimated costs; stop at the best sentence that no longer fits
   // when a prefix of it can take the rest of the budget.
   // What to fill the rest with: a range of sentences `from`–`to` (a chunk's first pick brings its window).
@@ -383,24 +402,36 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     }
   }
   // 2. The exact measure decides: give back the latest picks until the rendered context fits.
-  const build = (prefix?: RangePrefix & { state: ValueState }): FittedChunk[] => {
-    const fitted: FittedChunk[] = [];
-    for (const state of states) {
-      const item = fittedOf(state, prefix && prefix.state === state ? prefix : undefined);
-      if (item) fitted.push(item);
-    }
-    return fitted;
+  // The lead's cut range still to fill: from the first of its units the value fit has not kept (the
+  // units before it, kept, hold the lead's text up to there) up to the next unit it keeps; undefined
+  // when the value fit keeps the lead's reserved prefix already.
+  const leadRange = (): { from: number; to: number; start: number } | undefined => {
+    if (!leadCut || !leadReserve) return undefined;
+    const { chosen, values } = leadCut.state;
+    let from = leadCut.from;
+    while (from <= leadCut.to && chosen[from]) from++;
+    if (from > leadCut.to || values.sentences[from]!.start >= leadReserve.kept) return undefined;
+    let to = from;
+    while (to < leadCut.to && !chosen[to + 1]) to++;
+    return { from, to, start: values.sentences[from]!.start };
   };
-  while (picks.length > 0 && !composition.fits(build())) undo();
+  // The reserved lead prefix counts in the give-back: value picks are given back before it is cut short.
+  const reserved = (): (RangePrefix & { state: ValueState }) | undefined => {
+    const range = leadRange();
+    if (!range) return undefined;
+    const end = leadCut!.state.values.sentences[range.to]!.end;
+    return leadReserve!.kept <= end ? { ...leadReserve!, start: range.start, state: leadCut!.state } : { start: range.start, kept: end, ellipsis: '', state: leadCut!.state };
+  };
+  while (picks.length > 0 && !composition.fits(build(reserved()))) undo();
   let fitted = build();
-  // 3. Fill the rest with a word-boundary prefix of the sentence the lead stopped at, unless the value
-  // fit kept it whole (up to the first sentence of its range the value fit kept: the prefix may sit
-  // before chosen sentences of its chunk); else of the sentence the greedy stopped at (or, when a
-  // give-back moved it out of reach, of the best sentence that can still be cut).
-  if (leadCut && !leadCut.state.chosen[leadCut.from]) {
-    let to = leadCut.from;
-    while (to < leadCut.to && !leadCut.state.chosen[to + 1]) to++;
-    cut = { ...leadCut, to };
+  // 3. Fill the rest with a word-boundary prefix of the lead's cut range where the value fit has not
+  // kept it (up to the next unit of its range the value fit kept: the prefix may sit before chosen
+  // sentences of its chunk); else of the sentence the greedy stopped at (or, when a give-back moved
+  // it out of reach, of the best sentence that can still be cut).
+  const rest = leadRange();
+  if (rest) {
+    // Next to a kept unit of the lead's range the prefix reads on from it, or into it: any whole word is worth keeping.
+    cut = { ...leadCut!, from: rest.from, to: rest.to, ...(rest.from > leadCut!.from || rest.to < leadCut!.to ? { minimum: 1 } : {}) };
   } else if (cut && (!canCut(cut.state, cut.from) || cut.state.chosen.slice(cut.from, cut.to + 1).some(Boolean))) cut = undefined;
   if (!cut) {
     let best = -1;
@@ -418,7 +449,7 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   }
   if (cut) {
     const sentences = cut.state.values.sentences;
-    const filled = fillWithPrefix(composition, build, cut.state, sentences[cut.from]!.start, sentences[cut.to]!.end, prefixMinimum(cut.state));
+    const filled = fillWithPrefix(composition, build, cut.state, sentences[cut.from]!.start, sentences[cut.to]!.end, cut.minimum ?? prefixMinimum(cut.state));
     if (filled) fitted = filled;
   }
   const used = new Set(fitted.map((item) => item.candidate));
@@ -440,20 +471,43 @@ function fillWithPrefix(
   end: number,
   minimum: number,
 ): FittedChunk[] | undefined {
+  const prefix = longestPrefix(composition, build, state, start, end, minimum, composition.setup.budget);
+  if (!prefix) return undefined;
+  const fitted = build({ ...prefix, state });
+  return composition.fits(fitted) ? fitted : undefined;
+}
+
+/**
+ * The longest word-boundary prefix of the text range `start`–`end` of `state`'s chunk that `limit`
+ * units hold with everything `build` keeps — measured on the whole rendered context, through the
+ * shared `truncateAtWordBoundary` — or undefined when it would keep fewer than `minimum` characters.
+ */
+function longestPrefix(
+  composition: Composition,
+  build: (prefix?: RangePrefix & { state: ValueState }) => FittedChunk[],
+  state: ValueState,
+  start: number,
+  end: number,
+  minimum: number,
+  limit: number,
+): RangePrefix | undefined {
   const range = state.candidate.chunk.text.slice(start, end);
-  const withPrefix = (kept: string): FittedChunk[] | undefined => {
+  const prefixOf = (kept: string): RangePrefix | undefined => {
     const cut = kept !== range && kept.endsWith(ELLIPSIS);
     const prefix = cut ? kept.slice(0, kept.length - ELLIPSIS.length) : kept;
     if (!range.startsWith(prefix) || prefix.length === 0) return undefined;
-    return build({ state, start, kept: start + prefix.length, ellipsis: cut ? ELLIPSIS : '' });
+    return { start, kept: start + prefix.length, ellipsis: cut ? ELLIPSIS : '' };
+  };
+  const withPrefix = (kept: string): FittedChunk[] | undefined => {
+    const prefix = prefixOf(kept);
+    return prefix ? build({ ...prefix, state }) : undefined;
   };
   const contextCounter = composition.contextCounter(withPrefix);
-  const kept = truncateAtWordBoundary(range, composition.setup.budget, contextCounter, { ellipsis: ELLIPSIS });
+  const kept = truncateAtWordBoundary(range, limit, contextCounter, { ellipsis: ELLIPSIS });
   if (kept === '') return undefined;
   const prefix = kept === range ? kept : kept.slice(0, kept.length - ELLIPSIS.length);
   if (charCounter(prefix) < minimum || isBlank(prefix)) return undefined;
-  const fitted = withPrefix(kept);
-  return fitted && composition.fits(fitted) ? fitted : undefined;
+  return prefixOf(kept);
 }
 
 /**
