@@ -449,8 +449,10 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   }
   if (cut) {
     const sentences = cut.state.values.sentences;
-    const filled = fillWithPrefix(composition, build, cut.state, sentences[cut.from]!.start, sentences[cut.to]!.end, cut.minimum ?? prefixMinimum(cut.state));
-    if (filled) fitted = filled;
+    // The longest word-boundary prefix the budget still holds with everything else chosen.
+    const prefix = longestPrefix(composition, build, cut.state, sentences[cut.from]!.start, sentences[cut.to]!.end, cut.minimum ?? prefixMinimum(cut.state), budget);
+    const filled = prefix ? build({ ...prefix, state: cut.state }) : undefined;
+    if (filled && composition.fits(filled)) fitted = filled;
   }
   const used = new Set(fitted.map((item) => item.candidate));
   for (const state of states) if (!used.has(state.candidate)) skipped.push(leftOut(state.candidate));
@@ -459,28 +461,9 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
 
 /**
  * The longest word-boundary prefix of the text range `start`–`end` of `state`'s chunk (the sentence,
- * or a first pick's window of sentences) that the budget still holds with everything else chosen —
+ * or a first pick's window of sentences) that `limit` units hold with everything `build` keeps —
  * measured on the whole rendered context, through the shared `truncateAtWordBoundary` — or undefined
  * when it would keep fewer than `minimum` characters.
- */
-function fillWithPrefix(
-  composition: Composition,
-  build: (prefix?: RangePrefix & { state: ValueState }) => FittedChunk[],
-  state: ValueState,
-  start: number,
-  end: number,
-  minimum: number,
-): FittedChunk[] | undefined {
-  const prefix = longestPrefix(composition, build, state, start, end, minimum, composition.setup.budget);
-  if (!prefix) return undefined;
-  const fitted = build({ ...prefix, state });
-  return composition.fits(fitted) ? fitted : undefined;
-}
-
-/**
- * The longest word-boundary prefix of the text range `start`–`end` of `state`'s chunk that `limit`
- * units hold with everything `build` keeps — measured on the whole rendered context, through the
- * shared `truncateAtWordBoundary` — or undefined when it would keep fewer than `minimum` characters.
  */
 function longestPrefix(
   composition: Composition,

@@ -150,11 +150,12 @@ function tableOf(list: readonly Cue[]): CueTable {
  * over the tokens: at each position only the cues whose first word is that token (or that token
  * without an attached و / ف) are tried, so the cost is linear in the query, not tokens × cues.
  */
-export function findCue(tokens: readonly string[], list: readonly Cue[], starts: readonly number[] = questionStarts(tokens, [0])): Cue | undefined {
+export function findCue(tokens: readonly string[], list: readonly Cue[], starts?: readonly number[]): Cue | undefined {
   const table = tableOf(list);
   let best = Number.POSITIVE_INFINITY;
+  // Where questions start (by default, only at the query's start) matters only to start-only cues.
   if (table.startOnly.length > 0) {
-    for (const first of starts) {
+    for (const first of starts ?? questionStarts(tokens, [0])) {
       for (const position of table.startOnly) {
         if (position < best && matchesAt(tokens, first, list[position] as Cue)) best = position;
       }
