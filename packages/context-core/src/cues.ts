@@ -12,14 +12,29 @@ export interface Cue {
   start: boolean;
   /** The cue counts only when at most this many words follow it (see DEFINITION_CUES). */
   maxTail?: number;
+  /** The cue does not count when the word after it is one of these (see {@link FROM_PHRASES}). */
+  notBefore?: ReadonlySet<string>;
 }
 
-/** Builds cues from phrases; a leading `^` marks a start-only cue. */
+/**
+ * Words after which Arabic `من` is the preposition “from / of”, never “who”: `من حيث` (in terms
+ * of), `من قبل` (by), `من خلال` (through), `من أجل` (for) … “ما أكبر مدينة، من حيث المساحة؟” asks
+ * no person. The start-only cue `^من` does not count before them.
+ */
+export const FROM_PHRASES: ReadonlySet<string> = new Set(
+  words(normalizeText('حيث قبل بعد خلال أجل اجل بين دون ضمن جهة ناحية طرف عند حوالي نحو جانب منطلق فضلك الممكن المعروف المفترض')),
+);
+
+/** Arabic `من`, “who” or “from” (normalised). */
+const FROM = normalizeText('من');
+
+/** Builds cues from phrases; a leading `^` marks a start-only cue (`^من` does not count before {@link FROM_PHRASES}). */
 export function cues(phrases: readonly string[], options: { maxTail?: number } = {}): Cue[] {
   return phrases.map((phrase) => {
     const start = phrase.startsWith('^');
     const cue: Cue = { words: words(normalizeText(start ? phrase.slice(1) : phrase)), start };
     if (options.maxTail !== undefined) cue.maxTail = options.maxTail;
+    if (start && cue.words.length === 1 && cue.words[0] === FROM) cue.notBefore = FROM_PHRASES;
     return cue;
   });
 }
@@ -104,6 +119,7 @@ const ATTACHED = ['و', 'ف'];
 
 function matchesAt(tokens: readonly string[], index: number, cue: Cue): boolean {
   if (cue.maxTail !== undefined && tokens.length - index - cue.words.length > cue.maxTail) return false;
+  if (cue.notBefore !== undefined && cue.notBefore.has(tokens[index + cue.words.length] as string)) return false;
   for (let k = 0; k < cue.words.length; k++) {
     const token = tokens[index + k];
     const expected = cue.words[k] as string;

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Analyzer } from '@zerda/text';
 import { ZerdaError } from '@zerda/types';
 import { QueryAnalyzer, queryLengthProblem } from './query-analyzer.js';
-import { ANSWER_TYPE_CUES, COMPARISON_CUES, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, REQUEST_CUES, findCue, queryWords, questionStarts, type Cue } from './cues.js';
+import { ANSWER_TYPE_CUES, COMPARISON_CUES, DEFINITION_CUES, FACTUAL_CUES, FROM_PHRASES, HOW_TO_CUES, LIST_CUES, REQUEST_CUES, findCue, queryWords, questionStarts, type Cue } from './cues.js';
 
 const analyzer = new QueryAnalyzer();
 
@@ -164,6 +164,22 @@ describe('QueryAnalyzer: answer type', () => {
     expect(analyzer.analyze('the day when everything changed').answerType).toBe('other');
   });
 
+  it('reads Arabic من as “from”, not “who”, before حيث / قبل / خلال / أجل …, at the start of any clause', () => {
+    // A clause start made `من` a question word there too (issue 33, fifth pass): “in terms of area” asked for a person.
+    expect(analyzer.analyze('ما هي أكبر مدينة، من حيث المساحة؟').answerType).toBe('other');
+    expect(analyzer.analyze('ما أكبر دولة عربية، من حيث عدد السكان؟').answerType).toBe('other');
+    expect(analyzer.analyze('أكبر مدينة، من حيث المساحة').answerType).toBe('other');
+    expect(analyzer.analyze('من حيث المساحة، ما أكبر مدينة في العالم؟').answerType).toBe('other');
+    expect(analyzer.analyze('من خلال ماذا يتنفس السمك؟').answerType).not.toBe('person');
+    expect(analyzer.analyze('متى تأسست الشركة، من قبل رجل أعمال؟').answerType).toBe('time');
+    // “Who” stays “who”, at the start and after a clause, with diacritics or an attached و.
+    expect(analyzer.analyze('روما، من أسسها؟').answerType).toBe('person');
+    expect(analyzer.analyze('مَن أسس روما؟').answerType).toBe('person');
+    expect(analyzer.analyze('ومن بنى الأهرامات؟').answerType).toBe('person');
+    expect(analyzer.analyze('من فضلك، من قاد الجيش؟').answerType).toBe('person');
+    expect(analyzer.analyze('من حيث').answerType).toBe('other');
+  });
+
   it('wrapping a question in a request or a leading clause does not change its answer type or intent (property)', () => {
     const questions = cases.map(([query]) => query);
     const english = ['Can you tell me', 'Could you please tell me', "I'd like to know:", 'Quick question,', 'Hi, do you know', 'Please,', 'I was wondering'];
@@ -292,6 +308,7 @@ describe('cue matching is one pass over the query (issue 15, defect 6)', () => {
     const leaders = new Set(['and', 'so', 'but', 'then', 'also', 'و', 'ف', 'ثم', 'لكن']);
     const at = (index: number, cue: Cue): boolean => {
       if (cue.maxTail !== undefined && tokens.length - index - cue.words.length > cue.maxTail) return false;
+      if (cue.notBefore?.has(tokens[index + cue.words.length]!)) return false;
       return cue.words.every((word, k) => tokens[index + k] === word || (k === 0 && ['و', 'ف'].some((prefix) => tokens[index] === prefix + word)));
     };
     const firsts = clauses.map((clause) => {
@@ -316,7 +333,7 @@ describe('cue matching is one pass over the query (issue 15, defect 6)', () => {
 
   it('finds exactly the cue the direct definition finds', () => {
     const lists = [COMPARISON_CUES, HOW_TO_CUES, LIST_CUES, DEFINITION_CUES, FACTUAL_CUES, ...ANSWER_TYPE_CUES.map(([, list]) => list)];
-    const vocabulary = [...new Set([...lists, REQUEST_CUES].flatMap((list) => list.flatMap((cue) => cue.words)))];
+    const vocabulary = [...new Set([...[...lists, REQUEST_CUES].flatMap((list) => list.flatMap((cue) => cue.words)), ...FROM_PHRASES])];
     const token = fc.oneof(fc.constantFrom(...vocabulary), fc.constantFrom(...vocabulary).map((word) => `و${word}`), fc.constantFrom('and', 'و', 'x', 'the', 'ف'));
     fc.assert(
       fc.property(fc.array(token, { maxLength: 14 }), fc.uniqueArray(fc.nat({ max: 13 }), { maxLength: 3 }), (tokens, extra) => {
