@@ -243,6 +243,30 @@ export const CONJUNCTIONS: ReadonlySet<string> = new Set(
 );
 
 /**
+ * Words after “how” that do not make it a question of degree: verbs and auxiliaries (“how did …”,
+ * “how is … made”), pronouns and articles, “how come” (why), “how about”.
+ */
+const NOT_DEGREE = new Set(
+  `do does did doing done is are was were am be been being can could should would will shall may might must has have had get gets got
+   to come about and or if so not the a an this that these those it its i you he she we they me my your his her our their there here`.split(/\s+/u).filter(Boolean),
+);
+
+/**
+ * A question of degree, “how” and an adjective or adverb (“how salty is the Dead Sea?”, “how often …”,
+ * “how expensive …”): answered by a measure, so its answer type is `quantity` — what the fixed cues
+ * (“how long”, “how tall” …) say of the common ones, for any adjective. Checked at every question
+ * start (`queryWords`), after the cue lists found nothing.
+ */
+export function isDegreeQuestion(tokens: readonly string[], starts: readonly number[]): boolean {
+  for (const start of starts) {
+    if (tokens[start] !== 'how') continue;
+    const next = tokens[start + 1];
+    if (next !== undefined && /^\p{L}+$/u.test(next) && !NOT_DEGREE.has(next)) return true;
+  }
+  return false;
+}
+
+/**
  * Question words per kind of answer, checked in this order (a quantity or time phrase is more
  * specific than a bare “what”/“ما”). A definition is the `definition` intent; anything else is `other`.
  */

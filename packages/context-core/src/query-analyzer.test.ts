@@ -164,6 +164,25 @@ describe('QueryAnalyzer: answer type', () => {
     expect(analyzer.analyze('the day when everything changed').answerType).toBe('other');
   });
 
+  it('reads “how” and an adjective or adverb as a question of degree (quantity), for any adjective', () => {
+    for (const query of ['How salty is the Dead Sea?', 'How often is Halley\'s Comet visible?', 'how expensive are whistles', 'How strong is a hydrogen bond?', 'Can you tell me how cold it gets in Vienna?', 'Vienna, how cold does it get?'])
+      expect(analyzer.analyze(query).answerType).toBe('quantity');
+    // “How” with a verb, an auxiliary, a pronoun, “come” or “about” asks a manner or a reason, not a measure.
+    for (const query of ['How did Tutankhamun die?', 'How do thermostats work?', 'How is henna made?', 'How come the sky is blue?', 'How about tomorrow?', 'How it works', 'how', 'How 2 pay'])
+      expect(analyzer.analyze(query).answerType).toBe('other');
+    // The fixed cues keep their types; inside a clause “how” is no question word.
+    expect(analyzer.analyze('How long has Lucha Libre been around?').answerType).toBe('quantity');
+    expect(analyzer.analyze('I know how expensive it is').answerType).toBe('other');
+    fc.assert(
+      fc.property(fc.stringMatching(/^[a-z]{3,12}$/).filter((word) => !['who', 'whom', 'whose', 'what', 'when', 'where', 'why', 'which', 'located'].includes(word)), (word) => {
+        const type = analyzer.analyze(`How ${word} is the river?`).answerType;
+        expect(['quantity', 'other']).toContain(type);
+        if (!['do', 'does', 'did', 'doing', 'done', 'is', 'are', 'was', 'were', 'been', 'being', 'can', 'could', 'should', 'would', 'will', 'shall', 'may', 'might', 'must', 'has', 'have', 'had', 'get', 'gets', 'got', 'come', 'about', 'and', 'not', 'the', 'this', 'that', 'these', 'those', 'its', 'you', 'she', 'they', 'her', 'his', 'our', 'their', 'there', 'here'].includes(word)) expect(type).toBe('quantity');
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('reads Arabic من as “from”, not “who”, before حيث / قبل / خلال / أجل …, at the start of any clause', () => {
     // A clause start made `من` a question word there too (issue 33, fifth pass): “in terms of area” asked for a person.
     expect(analyzer.analyze('ما هي أكبر مدينة، من حيث المساحة؟').answerType).toBe('other');

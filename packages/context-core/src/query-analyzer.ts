@@ -11,7 +11,7 @@ import {
   type QueryIntent,
 } from '@zerda/types';
 import type { AnalyzerConfigInput } from './config-input.js';
-import { ANSWER_TYPE_CUES, COMPARISON_CUES, CONJUNCTIONS, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, countWords, findCue, queryWords, type Cue } from './cues.js';
+import { ANSWER_TYPE_CUES, COMPARISON_CUES, CONJUNCTIONS, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, countWords, findCue, isDegreeQuestion, queryWords, type Cue } from './cues.js';
 import { assertKnownKeys, assertOptionsObject, assertString, resolveTextAnalyzer } from './validate.js';
 
 /** The observations complexity and intent were derived from, for diagnostics and tuning. */
@@ -172,6 +172,7 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
   /** The kind of answer asked for: the first matching question-word table, else a definition for the definition intent, else `other`. */
   private answerTypeOf(tokens: readonly string[], starts: readonly number[], intent: QueryIntent): AnswerType {
     for (const [type, list] of ANSWER_TYPE_CUES) if (findCue(tokens, list, starts)) return type;
+    if (isDegreeQuestion(tokens, starts)) return 'quantity';
     return intent === 'definition' ? 'definition' : 'other';
   }
 
