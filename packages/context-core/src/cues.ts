@@ -282,7 +282,7 @@ export const ANSWER_TYPE_CUES: ReadonlyArray<readonly [AnswerType, readonly Cue[
   [
     'time',
     cues([
-      '^when', 'what year', 'which year', 'what date', 'what day', 'what century', 'which century', 'what decade', 'since when', 'what time', 'in what year', 'what age',
+      '^when', 'what year', 'which year', 'what years', 'which years', 'what date', 'what dates', 'what day', 'which day', 'what month', 'which month', 'what century', 'which century', 'what decade', 'since when', 'what time', 'in what year', 'what age',
       'متى', 'منذ متى', 'في أي عام', 'في أي سنة', 'في اي عام', 'في أي قرن', 'في أي تاريخ', 'في أي يوم', 'في أي شهر', 'ما تاريخ', 'في عام كم', 'في سنة كم',
     ]),
   ],

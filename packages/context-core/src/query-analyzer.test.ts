@@ -113,6 +113,8 @@ describe('QueryAnalyzer: answer type', () => {
   const cases: Array<[string, string]> = [
     ['When was quantum field theory developed?', 'time'],
     ['What year did the war end?', 'time'],
+    ['What years did Voltaire live?', 'time'],
+    ['In which month does the monsoon start?', 'time'],
     ['How many people live in Cairo?', 'quantity'],
     ['How large is the Kerman province?', 'quantity'],
     ['Who invented Hangul?', 'person'],
