@@ -242,6 +242,18 @@ export const CONJUNCTIONS: ReadonlySet<string> = new Set(
   ['and', 'or', 'but', 'then', 'whereas', 'while', 'و', 'أو', 'او', 'لكن', 'ولكن', 'ثم', 'بل', 'بينما'].map((word) => normalizeText(word)),
 );
 
+/** Arabic “what” with its copula (ما هو / ما هي / ماهو / ماهي, with an attached و / ف), normalised. */
+const WHAT_WITH_COPULA = /(^|[^\p{L}])([وف]?)ما\s*(?:هو|هي)(?![\p{L}])/gu;
+
+/**
+ * A normalised query with Arabic “what is” reduced to “what” (“ما هو عدد السكان” → “ما عدد السكان”,
+ * “ماهي عاصمة” → “ما عاصمة”), so that the answer-type cues written for “ما عدد”, “ما عاصمة”, “ما سبب” …
+ * read either form. Linear.
+ */
+export function withoutCopula(normalized: string): string {
+  return normalized.replace(WHAT_WITH_COPULA, '$1$2ما');
+}
+
 /**
  * Words after “how” that do not make it a question of degree: verbs and auxiliaries (“how did …”,
  * “how is … made”), pronouns and articles, “how come” (why), “how about”.
@@ -293,6 +305,6 @@ export const ANSWER_TYPE_CUES: ReadonlyArray<readonly [AnswerType, readonly Cue[
       'أين', 'في أي بلد', 'في أي دولة', 'في أي مدينة', 'في أي منطقة', 'في أي مكان', 'في أي قارة', 'ما عاصمة', 'إلى أين', 'من أين', 'تقع', 'يقع',
     ]),
   ],
-  ['person', cues(['^who', '^whom', '^whose', 'who is', 'who was', 'who were', '^من', 'من هو', 'من هي', 'من هم', 'من الذي', 'لمن', 'ممن', 'عمن', 'من أول'])],
+  ['person', cues(['^who', '^whom', '^whose', 'who is', 'who was', 'who were', '^من', 'من هو', 'من هي', 'من هم', 'من الذي', 'لمن', 'ممن', 'عمن', 'من أول', 'على يد من', 'على من', 'إلى من', 'الى من'])],
   ['reason', cues(['^why', 'what caused', 'what causes', 'reason for', 'reasons for', 'لماذا', '^لم', 'ما سبب', 'ما أسباب', 'ما هو سبب', 'ما الذي أدى'])],
 ];

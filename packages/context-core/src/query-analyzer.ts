@@ -11,7 +11,7 @@ import {
   type QueryIntent,
 } from '@zerda/types';
 import type { AnalyzerConfigInput } from './config-input.js';
-import { ANSWER_TYPE_CUES, COMPARISON_CUES, CONJUNCTIONS, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, countWords, findCue, isDegreeQuestion, queryWords, type Cue } from './cues.js';
+import { ANSWER_TYPE_CUES, COMPARISON_CUES, CONJUNCTIONS, DEFINITION_CUES, FACTUAL_CUES, HOW_TO_CUES, LIST_CUES, countWords, findCue, isDegreeQuestion, queryWords, withoutCopula, type Cue } from './cues.js';
 import { assertKnownKeys, assertOptionsObject, assertString, resolveTextAnalyzer } from './validate.js';
 
 /** The observations complexity and intent were derived from, for diagnostics and tuning. */
@@ -123,7 +123,8 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
     if (literal !== effectiveQuery) checkQueryLength(literal, 'options.literalQuery', this.config.maxQueryLength);
 
     // Start-only cues (“who …”, “من …”) count at the start of any clause, past a request the question is wrapped in.
-    const { tokens, questionStarts: starts } = queryWords(normalizeText(literal));
+    const normalized = normalizeText(literal);
+    const { tokens, questionStarts: starts } = queryWords(normalized);
     const signals = this.signals(literal, tokens);
     const complexity = LEVELS[Math.min(2, signals.lengthLevel + signals.structurePoints)] as QueryComplexity;
     const { intent, cue } = this.intentOf(tokens, starts);
@@ -142,7 +143,7 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
       keywords,
       complexity,
       intent,
-      answerType: this.answerTypeOf(tokens, starts, intent),
+      answerType: this.answerTypeOf(normalized, tokens, starts, intent),
       suggestedBudget: this.config.budgets[complexity],
       suggestedChunks: this.config.chunks[complexity],
     };
@@ -170,7 +171,10 @@ export class QueryAnalyzer implements QueryAnalyzerStrategy {
   }
 
   /** The kind of answer asked for: the first matching question-word table, else a definition for the definition intent, else `other`. */
-  private answerTypeOf(tokens: readonly string[], starts: readonly number[], intent: QueryIntent): AnswerType {
+  private answerTypeOf(normalized: string, tokens: readonly string[], starts: readonly number[], intent: QueryIntent): AnswerType {
+    // “ما هو عدد …”, “ماهي عاصمة …” ask what “ما عدد …”, “ما عاصمة …” ask: the answer-type cues read the query without the copula.
+    const plain = withoutCopula(normalized);
+    if (plain !== normalized) ({ tokens, questionStarts: starts } = queryWords(plain));
     for (const [type, list] of ANSWER_TYPE_CUES) if (findCue(tokens, list, starts)) return type;
     if (isDegreeQuestion(tokens, starts)) return 'quantity';
     return intent === 'definition' ? 'definition' : 'other';
