@@ -278,6 +278,11 @@ export function isDegreeQuestion(tokens: readonly string[], starts: readonly num
   return false;
 }
 
+/** “what is the X”, “what was the X”, “what's the X” … for each noun X (a question asking for the measure or the thing X names). */
+function whatIsThe(nouns: string): string[] {
+  return nouns.split(' ').flatMap((noun) => ['what is the', 'what was the', 'what s the', 'what are the', 'what were the'].map((asked) => `${asked} ${noun}`));
+}
+
 /**
  * Question words per kind of answer, checked in this order (a quantity or time phrase is more
  * specific than a bare “what”/“ما”). A definition is the `definition` intent; anything else is `other`.
@@ -287,7 +292,9 @@ export const ANSWER_TYPE_CUES: ReadonlyArray<readonly [AnswerType, readonly Cue[
     'quantity',
     cues([
       'how many', 'how much', 'how large', 'how big', 'how long', 'how far', 'how tall', 'how old', 'how deep', 'how high', 'how wide', 'how fast', 'how heavy',
-      'what percentage', 'what percent', 'what is the population', 'what was the population', 'population of', 'number of',
+      'what percentage', 'what percent', 'population of', 'number of',
+      // The measures Arabic asks with ما + noun (ما مساحة، ما طول، ما نسبة …), asked in English.
+      ...whatIsThe('population area size length height width depth weight distance temperature speed age price cost value percentage average amount duration'),
       'كم', 'بكم', 'ما عدد', 'كم عدد', 'ما مساحة', 'ما طول', 'ما ارتفاع', 'ما نسبة', 'ما عمر', 'ما حجم', 'ما سرعة', 'ما وزن', 'ما قيمة', 'ما سعر', 'ما تعداد', 'ما مقدار', 'ما مدة', 'عدد سكان',
     ]),
   ],
@@ -301,7 +308,7 @@ export const ANSWER_TYPE_CUES: ReadonlyArray<readonly [AnswerType, readonly Cue[
   [
     'place',
     cues([
-      '^where', 'what country', 'which country', 'what city', 'which city', 'what state', 'which state', 'what continent', 'what region', 'in what country', 'where is', 'where was', 'located',
+      ...whatIsThe('capital'), '^where', 'what country', 'which country', 'what city', 'which city', 'what state', 'which state', 'what continent', 'what region', 'in what country', 'where is', 'where was', 'located',
       'أين', 'في أي بلد', 'في أي دولة', 'في أي مدينة', 'في أي منطقة', 'في أي مكان', 'في أي قارة', 'ما عاصمة', 'إلى أين', 'من أين', 'تقع', 'يقع',
     ]),
   ],

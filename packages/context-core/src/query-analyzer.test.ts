@@ -117,6 +117,12 @@ describe('QueryAnalyzer: answer type', () => {
     ['In which month does the monsoon start?', 'time'],
     ['How many people live in Cairo?', 'quantity'],
     ['How large is the Kerman province?', 'quantity'],
+    // What Arabic asks with ما + a measure (ما مساحة، ما طول، ما نسبة …), asked in English.
+    ['What is the area of Berlin?', 'quantity'],
+    ["What's the average income in Wisconsin?", 'quantity'],
+    ['What was the cost of the damages?', 'quantity'],
+    ['What is the capital of Angola?', 'place'],
+    ['ما عاصمة أنغولا؟', 'place'],
     ['Who invented Hangul?', 'person'],
     ['Where is the Louvre?', 'place'],
     ['Which country has the largest population?', 'place'],
