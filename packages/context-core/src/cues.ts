@@ -313,5 +313,5 @@ export const ANSWER_TYPE_CUES: ReadonlyArray<readonly [AnswerType, readonly Cue[
     ]),
   ],
   ['person', cues(['^who', '^whom', '^whose', 'who is', 'who was', 'who were', '^من', 'من هو', 'من هي', 'من هم', 'من الذي', 'لمن', 'ممن', 'عمن', 'من أول', 'على يد من', 'على من', 'إلى من', 'الى من'])],
-  ['reason', cues(['^why', 'what caused', 'what causes', 'reason for', 'reasons for', 'لماذا', '^لم', 'ما سبب', 'ما أسباب', 'ما هو سبب', 'ما الذي أدى'])],
+  ['reason', cues(['^why', 'what caused', 'what causes', 'reason for', 'reasons for', 'لماذا', '^لم', 'ما سبب', 'ما أسباب', 'ما الذي أدى'])],
 ];
