@@ -18,9 +18,11 @@ export interface CompositionSetup {
   /**
    * Set when the query asks for evidence rather than a short answer (it asks no question): every
    * chunk the value-based fit uses keeps at least `minChunkUnits` counter units, and each further
-   * sentence of a chunk is worth `spread` times less per sentence the chunk already keeps.
+   * sentence of a chunk is worth `spread` times less per sentence the chunk already keeps. `floor`: the
+   * composer still compares the value fit with lead packing of the ranking and keeps the better (a
+   * keyword search looks a fact up as a question does); without it a claim's evidence stays spread.
    */
-  evidence?: { minChunkUnits: number; spread: number };
+  evidence?: { minChunkUnits: number; spread: number; floor: boolean };
 }
 
 /** Measured pieces per counter (see `Composition.measurePiece`). */

@@ -117,11 +117,11 @@ interface LastComposition {
  * composed: it wants evidence, not a short answer, so every passage it gets is substantial and the
  * context spreads over more documents (see `composer.evidence`). Questions get neither. A keyword
  * search (complexity `simple`: one short clause) also keeps lead packing as its floor, as a question
- * does (see `#fit`); a longer claim does not.
+ * does (`floor`, read by `#fit`); a longer claim does not.
  */
 function evidenceSetup(analysis: QueryAnalysis | undefined, budget: number, config: ComposerConfig['evidence']): CompositionSetup['evidence'] {
   if (analysis?.intent !== 'other' || (config.minChunkShare === 0 && config.spread === 1)) return undefined;
-  return { minChunkUnits: config.minChunkShare * budget, spread: config.spread };
+  return { minChunkUnits: config.minChunkShare * budget, spread: config.spread, floor: analysis.complexity === 'simple' };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -423,9 +423,8 @@ export class SmartContextComposer implements ContextComposer {
     if (compression === 'always') return byValue;
     // A claim's evidence is spread over documents on purpose: rank order would hand the budget to the
     // first (it stays the fallback when the value fit holds nothing, as at a budget below one sentence).
-    // A keyword search — a query of one short clause that asks no question (complexity `simple`) —
-    // looks a fact up as a question does: it keeps lead packing as its floor, like a question.
-    if (composition.setup.evidence && byValue.fitted.length > 0 && analysis?.complexity !== 'simple') return byValue;
+    // A keyword search keeps lead packing as its floor, like a question (`evidence.floor`, see `evidenceSetup`).
+    if (composition.setup.evidence && !composition.setup.evidence.floor && byValue.fitted.length > 0) return byValue;
     // Rank order (whole chunks, the first that does not fit cut at a word boundary) is the other
     // sensible fit, and what naive packing does — it keeps everything naive packing of the same ranking
     // keeps (a sentence-boundary cut, readable, could keep half of it); keep whichever holds more value

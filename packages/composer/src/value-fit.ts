@@ -486,11 +486,10 @@ function longestPrefix(
     return prefix ? build({ ...prefix, state }) : undefined;
   };
   const contextCounter = composition.contextCounter(withPrefix);
-  const kept = truncateAtWordBoundary(range, limit, contextCounter, { ellipsis: ELLIPSIS });
-  if (kept === '') return undefined;
-  const prefix = kept === range ? kept : kept.slice(0, kept.length - ELLIPSIS.length);
-  if (charCounter(prefix) < minimum || isBlank(prefix)) return undefined;
-  return prefixOf(kept);
+  const found = prefixOf(truncateAtWordBoundary(range, limit, contextCounter, { ellipsis: ELLIPSIS }));
+  if (!found) return undefined;
+  const prefix = range.slice(0, found.kept - start);
+  return charCounter(prefix) < minimum || isBlank(prefix) ? undefined : found;
 }
 
 /**
