@@ -1,5 +1,5 @@
 import { ArabicTextChunker, RecursiveChunker, StructureAwareChunker, parseMarkdownBlocks } from '@zerda/chunks';
-import { SmartContextComposer } from '@zerda/composer';
+import { SmartContextComposer, answerCues } from '@zerda/composer';
 import { ChunkFilter, ContextGuard, ConversationHistory, QueryAnalyzer, endsAtSentenceBoundary, tokenCounter } from '@zerda/context-core';
 import { KeywordRetriever } from '@zerda/retriever';
 import { ContextEngine, planPrompt, type PromptMessage } from '@zerda/context';
@@ -78,6 +78,11 @@ export const TEXT_PATHS: readonly TextPath[] = [
   { name: 'detectLanguage — mixed scripts', input: repeat('abc عربي 中文 '), run: (text) => detectLanguage(text) },
   { name: 'splitSentences — a run of dots before a letter', input: (size) => `${'.'.repeat(size - 1)}x`, run: (text) => splitSentences(text) },
   { name: 'splitSentences — abbreviations', input: repeat('e.g. Dr. Smith, i.e. U.S. '), run: (text) => splitSentences(text) },
+  // Runs of terminators, closers and brackets without whitespace, before a letter: each is a sentence end the splitter looks past.
+  { name: 'splitSentences — a run of ?! without whitespace', input: (size) => `${repeat('?!')(size - 1)}x`, run: (text) => splitSentences(text) },
+  { name: 'splitSentences — a run of dots and closing quotes', input: (size) => `${repeat('.\u201d')(size - 1)}x`, run: (text) => splitSentences(text) },
+  { name: 'splitSentences — a run of dots before unclosed brackets', input: (size) => `${repeat('.[a')(size - 1)}x`, run: (text) => splitSentences(text) },
+  { name: 'splitSentences — a run of Arabic question marks and closing brackets', input: (size) => `${repeat('؟]')(size - 1)}x`, run: (text) => splitSentences(text) },
   { name: 'truncateAtWordBoundary — words, budget half the text', input: repeat('word '), run: (text) => truncateAtWordBoundary(text, text.length / 2) },
   {
     // A counter in characters that is not charCounter itself (the composer's context counter): the interpolation search.
@@ -85,6 +90,7 @@ export const TEXT_PATHS: readonly TextPath[] = [
     input: repeat('كلمة word '),
     run: (text) => truncateAtWordBoundary(text, text.length / 2, Object.assign((piece: string) => 100 + charCounter(piece), { unit: 'chars' })),
   },
+  { name: 'answerCues — cue-dense English and Arabic text (years, names, places, numbers, causes)', input: repeat('In 1920 Sully Prudhomme of France wrote in Paris because 12 is a number. عام ١٩٢٠ بن مدينة بسبب هو '), run: (text) => answerCues(text) },
   { name: 'SmartContextComposer.compose — one huge chunk of short lines', input: repeat('short line\n'), run: (text) => composer.compose(scored(text), { budget: 4000 }) },
   {
     // A claim (no question word): evidence composition, with its per-chunk minimum and spread, values every sentence.
