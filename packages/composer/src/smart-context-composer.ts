@@ -419,7 +419,18 @@ export class SmartContextComposer implements ContextComposer {
       return entry;
     });
     const leadUnits = composition.setup.evidence ? 0 : this.#policyShare(values) * composition.setup.budget;
-    const byValue: ValuedFit = { ...fitByValue(composition, values, { leadUnits, lead: this.#policy.lead }), valued: valuedOf };
+    let byValue: ValuedFit = { ...fitByValue(composition, values, { leadUnits, lead: this.#policy.lead }), valued: valuedOf };
+    const valuesOf = new Map([...valuedOf].map(([candidate, entry]) => [candidate, entry.values]));
+    // Greedy by value per unit can fill a tight budget with short sentences worth less than one long
+    // sentence that would have fitted: the fit that takes the sentence worth most first is the other
+    // candidate (together the classic greedy knapsack's guarantee), kept when it holds the answer more likely.
+    const byBest = composition.setup.evidence ? undefined : fitByValue(composition, values, { leadUnits, lead: this.#policy.lead, first: 'value' });
+    let valueMeasure = fitMeasures(byValue.fitted, valuesOf);
+    const bestMeasure = byBest ? fitMeasures(byBest.fitted, valuesOf) : undefined;
+    if (byBest && bestMeasure && bestMeasure.presence > valueMeasure.presence) {
+      byValue = { ...byBest, valued: valuedOf };
+      valueMeasure = bestMeasure;
+    }
     if (compression === 'always') return byValue;
     // A claim's evidence is spread over documents on purpose: rank order would hand the budget to the
     // first (it stays the fallback when the value fit holds nothing, as at a budget below one sentence).
@@ -430,11 +441,9 @@ export class SmartContextComposer implements ContextComposer {
     // keeps (a sentence-boundary cut, readable, could keep half of it); keep whichever holds more value
     // by the same measure.
     const byRank = fitInRankOrder(composition, 'word');
-    const valuesOf = new Map([...valuedOf].map(([candidate, entry]) => [candidate, entry.values]));
     // The value fit must hold the answer more likely than lead packing by `margin`: where the model
     // cannot tell sentences apart, the two are close and lead packing — the floor — is kept.
     const rankMeasure = fitMeasures(byRank.fitted, valuesOf);
-    const valueMeasure = fitMeasures(byValue.fitted, valuesOf);
     const useValue = this.#policy.measure === 'sum' ? valueMeasure.sum >= rankMeasure.sum + this.#policy.margin : valueMeasure.presence >= rankMeasure.presence + this.#policy.margin;
     return useValue ? byValue : { ...byRank, valued: valuedOf };
   }

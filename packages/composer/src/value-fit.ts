@@ -203,6 +203,13 @@ export interface ValueFitOptions {
    * boundary — a lead whose first sentence is longer than `leadUnits` is not empty.
    */
   lead?: 'sentences' | 'words';
+  /**
+   * What the greedy takes first after the lead: the best value per unit (`density`, the default), or
+   * the sentence (a first pick's window) worth most that fits (`value`) — the other half of the
+   * classic greedy knapsack's guarantee, for a long answer sentence that short sentences of higher
+   * value per unit would crowd out.
+   */
+  first?: 'density' | 'value';
 }
 
 /** A prefix of the text range `start`–`end` of a chunk (after everything it keeps), kept up to `kept`, cut with `ellipsis`. */
@@ -246,7 +253,10 @@ function fittedOf(state: ValueState, prefix?: RangePrefix): FittedChunk | undefi
  * costs, then checked against the exact rendered length (picks are given back, most recent first,
  * until it fits), then the prefix is measured exactly. O(n log n) in the number of sentences.
  */
-export function fitByValue(composition: Composition, valuesPerCandidate: readonly CandidateValues[], options: ValueFitOptions = {}): FitOutcome {
+export function fitByValue(composition: Composition, valuesPerCandidate: readonly CandidateValues[], options?: ValueFitOptions & { first?: 'density' }): FitOutcome;
+/** With `first: 'value'`: undefined when the fit would be the one by density (its first pick is the sentence worth most that fits). */
+export function fitByValue(composition: Composition, valuesPerCandidate: readonly CandidateValues[], options: ValueFitOptions & { first: 'value' }): FitOutcome | undefined;
+export function fitByValue(composition: Composition, valuesPerCandidate: readonly CandidateValues[], options: ValueFitOptions = {}): FitOutcome | undefined {
   const { candidates, minChunkLength, evidence, budget } = composition.setup;
   const gapCost = Math.max(0, composition.measure(composition.setup.gapMarker));
   const skipped: DroppedChunk[] = [];
@@ -378,6 +388,22 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   // What to fill the rest with: a range of sentences `from`–`to` (a chunk's first pick brings its window).
   // Once the best remaining pick no longer fits, the next few in value order are weighed too, by
   // what a prefix of each would hold in the room left (a window's value may sit in its later sentences).
+  if (options.first === 'value') {
+    let best: { state: ValueState; index: number; price: Price } | undefined;
+    for (const state of states) {
+      for (let index = 0; index < state.values.sentences.length; index++) {
+        if (!eligible(state, index)) continue;
+        const price = priceOf(state, index, gapCost);
+        if (price.cost <= remaining && (!best || price.value > best.price.value)) best = { state, index, price };
+      }
+    }
+    // The greedy by density would take the same sentence first (or nothing fits): the same fit.
+    const top = heap.pop();
+    if (top) heap.push(top.item, top.priority);
+    if (!best || !top || top.item === best.state.firstItem + best.index) return undefined;
+    apply(best.state, best.price.from, best.price.to);
+    remaining -= best.price.cost;
+  }
   const cuts: Cut[] = [];
   for (let next = heap.pop(); next; next = heap.pop()) {
     const { state, index } = owner[next.item]!;
