@@ -383,11 +383,7 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
   // measured exactly with the lead alone. Estimated costs may spend some of its units on value picks;
   // the give-back below keeps this prefix whole, and step 3 only lengthens it.
   const leadReserve = leadCut ? longestPrefix(composition, build, leadCut.state, leadCut.state.values.sentences[leadCut.from]!.start, leadCut.state.values.sentences[leadCut.to]!.end, leadCut.minimum ?? prefixMinimum(leadCut.state), leadUnits) : undefined;
-  // 1. Greedy by value per unit on estimated costs; stop at the best sentence that no longer fits
-  // when a prefix of it can take the rest of the budget.
-  // What to fill the rest with: a range of sentences `from`–`to` (a chunk's first pick brings its window).
-  // Once the best remaining pick no longer fits, the next few in value order are weighed too, by
-  // what a prefix of each would hold in the room left (a window's value may sit in its later sentences).
+  // With `first: 'value'`, the sentence (a first pick's window) worth most that fits is taken before the greedy.
   if (options.first === 'value') {
     let best: { state: ValueState; index: number; price: Price } | undefined;
     for (const state of states) {
@@ -404,6 +400,11 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     apply(best.state, best.price.from, best.price.to);
     remaining -= best.price.cost;
   }
+  // 1. Greedy by value per unit on estimated costs; stop at the best sentence that no longer fits
+  // when a prefix of it can take the rest of the budget.
+  // What to fill the rest with: a range of sentences `from`–`to` (a chunk's first pick brings its window).
+  // Once the best remaining pick no longer fits, the next few in value order are weighed too, by
+  // what a prefix of each would hold in the room left (a window's value may sit in its later sentences).
   const cuts: Cut[] = [];
   for (let next = heap.pop(); next; next = heap.pop()) {
     const { state, index } = owner[next.item]!;
