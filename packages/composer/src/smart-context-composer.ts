@@ -424,12 +424,16 @@ export class SmartContextComposer implements ContextComposer {
     // Greedy by value per unit can fill a tight budget with short sentences worth less than one long
     // sentence that would have fitted: the fit that takes the sentence worth most first is the other
     // candidate (together the classic greedy knapsack's guarantee), kept when it holds the answer more likely.
+    // Measured only when there are two fits to choose from, or below when lead packing is weighed against it.
     const byBest = composition.setup.evidence ? undefined : fitByValue(composition, values, { leadUnits, lead: this.#policy.lead, first: 'value' });
-    let valueMeasure = fitMeasures(byValue.fitted, valuesOf);
-    const bestMeasure = byBest ? fitMeasures(byBest.fitted, valuesOf) : undefined;
-    if (byBest && bestMeasure && bestMeasure.presence > valueMeasure.presence) {
-      byValue = { ...byBest, valued: valuedOf };
-      valueMeasure = bestMeasure;
+    let valueMeasure: ReturnType<typeof fitMeasures> | undefined;
+    if (byBest) {
+      valueMeasure = fitMeasures(byValue.fitted, valuesOf);
+      const bestMeasure = fitMeasures(byBest.fitted, valuesOf);
+      if (bestMeasure.presence > valueMeasure.presence) {
+        byValue = { ...byBest, valued: valuedOf };
+        valueMeasure = bestMeasure;
+      }
     }
     if (compression === 'always') return byValue;
     // A claim's evidence is spread over documents on purpose: rank order would hand the budget to the
@@ -444,6 +448,7 @@ export class SmartContextComposer implements ContextComposer {
     // The value fit must hold the answer more likely than lead packing by `margin`: where the model
     // cannot tell sentences apart, the two are close and lead packing — the floor — is kept.
     const rankMeasure = fitMeasures(byRank.fitted, valuesOf);
+    valueMeasure ??= fitMeasures(byValue.fitted, valuesOf);
     const useValue = this.#policy.measure === 'sum' ? valueMeasure.sum >= rankMeasure.sum + this.#policy.margin : valueMeasure.presence >= rankMeasure.presence + this.#policy.margin;
     return useValue ? byValue : { ...byRank, valued: valuedOf };
   }

@@ -61,10 +61,7 @@ describe('fitByValue: the sentence worth most first', () => {
       fc.property(fc.array(fc.array(fc.tuple(sentence, fc.oneof(fc.constantFrom(0.9, 0.3, 0.15, 0.01), fc.double({ min: 0.001, max: 0.999, noNaN: true }))), { minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 4 }), fc.integer({ min: 40, max: 600 }), (chunks, budget) => {
         const texts = chunks.map((pairs) => pairs.map(([words]) => words).join(' '));
         const composition = compositionOf(texts, budget);
-        const values = texts.map((chunkText, index) => {
-          const worth = chunks[index]!.map(([, value]) => value);
-          return { sentences: splitSentences(chunkText), values: splitSentences(chunkText).map((_, position) => worth[position] ?? 0.001) };
-        });
+        const values = texts.map((chunkText, index) => valuesOf(chunkText, (_, position) => chunks[index]![position]?.[1] ?? 0.001));
         // The sentence worth most among those that fit alone, in their chunk's frame, with room to spare
         // for what the fit estimates a frame to cost (it prices a passage with the separator to the next).
         const spare = compositionOf(texts, Math.max(0, budget - 10));

@@ -379,11 +379,9 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     }
     remaining -= spent;
   }
-  // The lead's cut sentence (`lead: 'words'`): the prefix of it that lead packing of `leadUnits` keeps,
-  // measured exactly with the lead alone. Estimated costs may spend some of its units on value picks;
-  // the give-back below keeps this prefix whole, and step 3 only lengthens it.
-  const leadReserve = leadCut ? longestPrefix(composition, build, leadCut.state, leadCut.state.values.sentences[leadCut.from]!.start, leadCut.state.values.sentences[leadCut.to]!.end, leadCut.minimum ?? prefixMinimum(leadCut.state), leadUnits) : undefined;
-  // With `first: 'value'`, the sentence (a first pick's window) worth most that fits is taken before the greedy.
+  // With `first: 'value'`, the sentence (a first pick's window) worth most that fits is taken before the
+  // greedy — decided before anything is measured exactly, so that a fit the same as the greedy's costs no more.
+  let first: { state: ValueState; price: Price } | undefined;
   if (options.first === 'value') {
     let best: { state: ValueState; index: number; price: Price } | undefined;
     for (const state of states) {
@@ -397,8 +395,15 @@ export function fitByValue(composition: Composition, valuesPerCandidate: readonl
     const top = heap.pop();
     if (top) heap.push(top.item, top.priority);
     if (!best || !top || top.item === best.state.firstItem + best.index) return undefined;
-    apply(best.state, best.price.from, best.price.to);
-    remaining -= best.price.cost;
+    first = best;
+  }
+  // The lead's cut sentence (`lead: 'words'`): the prefix of it that lead packing of `leadUnits` keeps,
+  // measured exactly with the lead alone. Estimated costs may spend some of its units on value picks;
+  // the give-back below keeps this prefix whole, and step 3 only lengthens it.
+  const leadReserve = leadCut ? longestPrefix(composition, build, leadCut.state, leadCut.state.values.sentences[leadCut.from]!.start, leadCut.state.values.sentences[leadCut.to]!.end, leadCut.minimum ?? prefixMinimum(leadCut.state), leadUnits) : undefined;
+  if (first) {
+    apply(first.state, first.price.from, first.price.to);
+    remaining -= first.price.cost;
   }
   // 1. Greedy by value per unit on estimated costs; stop at the best sentence that no longer fits
   // when a prefix of it can take the rest of the budget.
